@@ -1,0 +1,44 @@
+import { OPERATIONS } from './operations';
+import type { OperationDef, ServiceName } from './types';
+
+export * from './types';
+export { t } from './refs';
+export { COMPLEX_TYPES, ENUMS, ENVELOPES, complexType, enumType } from './schema';
+export { OPERATIONS } from './operations';
+
+/** Default paths of the four services below the base URL (the customer path is a guess: configurable). */
+export const DEFAULT_PATHS: Readonly<Record<ServiceName, string>> = {
+  information: '/gateway/Information.asmx',
+  send: '/gateway/Send.asmx',
+  customer: '/gateway/Customer.asmx',
+  legacy: '/soap/send.asmx',
+};
+
+/** Default namespaces (the spec calls them {gateway_ns} and {legacy_ns} and does not show them). */
+export const DEFAULT_NAMESPACES = {
+  gateway: 'https://gateway.smsgw.example/',
+  legacy: 'https://gateway.smsgw.example/soap/',
+} as const;
+
+/** The typed gateway services share {gateway_ns}; the older service has its own. */
+export const namespaceKind = (service: ServiceName): 'gateway' | 'legacy' => (service === 'legacy' ? 'legacy' : 'gateway');
+
+const byKey = new Map<string, OperationDef>(OPERATIONS.map((op) => [`${op.service}/${op.name}`, op]));
+
+export function findOperation(service: ServiceName, name: string): OperationDef | undefined {
+  return byKey.get(`${service}/${name}`);
+}
+
+export function operationsOf(service: ServiceName): OperationDef[] {
+  return OPERATIONS.filter((op) => op.service === service);
+}
+
+/** ASMX's default SOAPAction: namespace + name, with a slash between unless the namespace ends in one. */
+export function soapAction(namespace: string, operation: string): string {
+  return namespace.endsWith('/') ? namespace + operation : `${namespace}/${operation}`;
+}
+
+/** ASMX's namespace of encoded types when only some methods of a class are RPC. */
+export function encodedTypesNamespace(namespace: string): string {
+  return namespace.endsWith('/') ? `${namespace}encodedTypes` : `${namespace}/encodedTypes`;
+}

@@ -1,0 +1,89 @@
+/**
+ * Shapes of the operation catalogue. Everything that speaks the wire (client, emulator, WSDL, fixtures,
+ * editor lists) reads these definitions instead of knowing operations by heart.
+ */
+
+export type ServiceName = 'information' | 'send' | 'customer' | 'legacy';
+
+export type Primitive = 'string' | 'int' | 'double' | 'dateTime' | 'boolean' | 'base64Binary';
+
+export type TypeRef =
+  | { readonly kind: 'primitive'; readonly name: Primitive }
+  | { readonly kind: 'enum'; readonly name: string }
+  | { readonly kind: 'complex'; readonly name: string }
+  /** A list: in XML a wrapper element holding one `itemElement` child per entry. */
+  | { readonly kind: 'list'; readonly item: TypeRef; readonly itemElement: string };
+
+export interface FieldDef {
+  readonly name: string;
+  readonly type: TypeRef;
+}
+
+export interface ComplexTypeDef {
+  readonly name: string;
+  readonly fields: readonly FieldDef[];
+}
+
+export interface EnumDef {
+  readonly name: string;
+  readonly values: readonly string[];
+  /** The spec says more values exist than it lists: decoders keep unknown names as they are. */
+  readonly open?: boolean;
+}
+
+/** Which parameter carries the account credentials (SMSCR names them serial/password). */
+export type CredentialRole = 'user' | 'password';
+
+export interface ParamDef {
+  readonly name: string;
+  readonly type: TypeRef;
+  /** The spec marks it optional: SOAP omits it; GET/POST send `wireDefault` (ASMX requires every key). */
+  readonly optional?: boolean;
+  readonly credential?: CredentialRole;
+  /** For enum parameters that accept only some members of their enum. */
+  readonly allowed?: readonly string[];
+  /** A free-text note from the spec, shown in editor lists and docs. */
+  readonly doc?: string;
+}
+
+/**
+ * How the older service's result string is structured. The typed service has no such field: its result
+ * is described by `result` alone.
+ */
+export type LegacyResultKind =
+  | 'send' // "OK <id>" or "Error <text>"
+  | 'balance' // QueryBalance2: a number as text
+  | 'receivedSms2' // GetRecivedSMS2: ID, JobId, Sender, message, date (first separator a comma)
+  | 'recivedSms2' // RecivedSMS2: Sender, date, message
+  | 'newReceivedSms2' // GetNewRecivedSMS2: Sender, message, date, is-status-report flag
+  | 'jobs'; // GetJobs1 / GetGetJobsWithStatusResult: JobId, Caption, cost, send time (caller's separator)
+
+export interface ResultDef {
+  /** The JS/XML type of `<Op>Result` (typed operations: the SOAPResponseOf... envelope). */
+  readonly type: TypeRef;
+  /** Root element name of the HTTP GET/POST response. */
+  readonly bare: string;
+  readonly legacy?: LegacyResultKind;
+}
+
+/** A status field inside the result that the typed client methods turn into a GatewayError. */
+export interface StatusCheck {
+  /** Path below Value, e.g. ['Status'] for CreateJobInfo. Empty for a list-of-envelopes result. */
+  readonly path: readonly string[];
+  readonly ok: readonly string[];
+  /** Values that still mean "the job exists" (JobIsQueuedInsufficientCredits). */
+  readonly queued?: readonly string[];
+}
+
+export interface OperationDef {
+  readonly service: ServiceName;
+  readonly name: string;
+  /** Document/literal (all typed operations) or RPC/encoded (some legacy ones). */
+  readonly style: 'document' | 'rpc';
+  readonly params: readonly ParamDef[];
+  readonly result: ResultDef;
+  /** True for operations that create a job (never blindly retried). */
+  readonly sends?: boolean;
+  readonly statusCheck?: StatusCheck;
+  readonly doc: string;
+}

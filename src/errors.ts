@@ -1,0 +1,83 @@
+import type { ServiceName } from './catalogue/types';
+
+/** Stable error codes: match on these, never on message text. */
+export type GatewayErrorCode =
+  | 'AUTH' // LoginStatus other than Ok
+  | 'REJECTED' // the service answered but refused (CreateStatus, ParseStatus, JobNotFound, "Error ..." strings)
+  | 'FAULT' // a SOAP fault
+  | 'HTTP' // an HTTP status or body that is not a service answer (503 page, empty 400/415)
+  | 'TIMEOUT'
+  | 'NETWORK'
+  | 'PARSE' // a body that cannot be decoded (truncated, not XML, wrong shape)
+  | 'CONFIG'
+  | 'VALIDATION' // bad input, found before anything was sent
+  | 'QUEUE_FULL'; // flow control refused the message at once
+
+export interface GatewayErrorDetails {
+  service?: ServiceName | undefined;
+  operation?: string | undefined;
+  /** The service's own status value: LoginStatus, CreateStatus, ParseStatus, fault code, legacy error text. */
+  status?: string | undefined;
+  httpStatus?: number | undefined;
+  /** A short excerpt of the response body (never the request, which holds the password). */
+  body?: string | undefined;
+  /** True when the request may have reached the service (a send may exist although we saw no answer). */
+  ambiguous?: boolean | undefined;
+  cause?: unknown;
+}
+
+const SECRET_MASK = '********';
+
+/** One error family for everything the package reports. */
+export class GatewayError extends Error {
+  readonly code: GatewayErrorCode;
+  readonly service: ServiceName | undefined;
+  readonly operation: string | undefined;
+  readonly status: string | undefined;
+  readonly httpStatus: number | undefined;
+  readonly body: string | undefined;
+  readonly ambiguous: boolean;
+
+  constructor(code: GatewayErrorCode, message: string, details: GatewayErrorDetails = {}) {
+    const where = details.operation ? `${details.operation}: ` : '';
+    super(where + message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'GatewayError';
+    this.code = code;
+    this.service = details.service;
+    this.operation = details.operation;
+    this.status = details.status;
+    this.httpStatus = details.httpStatus;
+    this.body = details.body;
+    this.ambiguous = details.ambiguous ?? false;
+  }
+
+  /** What Node-RED puts on msg.error and what JSON.stringify shows: no cause chain, no request. */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      service: this.service,
+      operation: this.operation,
+      status: this.status,
+      httpStatus: this.httpStatus,
+      body: this.body,
+      ambiguous: this.ambiguous,
+    };
+  }
+}
+
+export const isGatewayError = (err: unknown): err is GatewayError => err instanceof GatewayError;
+
+/** Replaces every occurrence of the secrets in a text (for body excerpts and foreign error messages). */
+export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text;
+  for (const s of secrets) {
+    if (s && s.length >= 1) {
+      out = out.split(s).join(SECRET_MASK);
+      const enc = encodeURIComponent(s);
+      if (enc !== s) out = out.split(enc).join(SECRET_MASK);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,33 @@
+const TEXT_RE = /[&<>\r]/;
+const ATTR_RE = /[&<>"'\r\n\t]/;
+// Characters XML 1.0 cannot carry at all (not even as references); ASMX writes them anyway, we drop them.
+// eslint-disable-next-line no-control-regex
+const INVALID_XML_RE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+  '\r': '&#xD;',
+  '\n': '&#xA;',
+  '\t': '&#x9;',
+};
+
+function stripInvalid(s: string): string {
+  return s.replace(INVALID_XML_RE, '');
+}
+
+/** Escapes element text. `>` is escaped too so that `]]>` never appears; `\r` survives parsing as `&#xD;`. */
+export function escapeText(value: string): string {
+  const s = stripInvalid(value);
+  if (!TEXT_RE.test(s)) return s;
+  return s.replace(/[&<>\r]/g, (c) => ENTITIES[c] as string);
+}
+
+export function escapeAttr(value: string): string {
+  const s = stripInvalid(value);
+  if (!ATTR_RE.test(s)) return s;
+  return s.replace(/[&<>"'\r\n\t]/g, (c) => ENTITIES[c] as string);
+}
