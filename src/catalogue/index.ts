@@ -21,7 +21,8 @@ export const DEFAULT_NAMESPACES = {
 } as const;
 
 /** The typed gateway services share {gateway_ns}; the older service has its own. */
-export const namespaceKind = (service: ServiceName): 'gateway' | 'legacy' => (service === 'legacy' ? 'legacy' : 'gateway');
+export const namespaceKind = (service: ServiceName): 'gateway' | 'legacy' =>
+  service === 'legacy' ? 'legacy' : 'gateway';
 
 const byKey = new Map<string, OperationDef>(OPERATIONS.map((op) => [`${op.service}/${op.name}`, op]));
 

@@ -1,10 +1,17 @@
 import { t } from './refs';
 import type { LegacyResultKind, OperationDef, ParamDef, ServiceName, StatusCheck, TypeRef } from './types';
 
-const p = (name: string, type: TypeRef, extra: Partial<ParamDef> = {}): ParamDef => ({ name, type, ...extra });
+const p = (name: string, type: TypeRef, extra: Partial<ParamDef> = {}): ParamDef => ({
+  name,
+  type,
+  ...extra,
+});
 const str = (...names: string[]): ParamDef[] => names.map((n) => p(n, t.string));
 const optStr = (...names: string[]): ParamDef[] => names.map((n) => p(n, t.string, { optional: true }));
-const auth: ParamDef[] = [p('User', t.string, { credential: 'user' }), p('Password', t.string, { credential: 'password' })];
+const auth: ParamDef[] = [
+  p('User', t.string, { credential: 'user' }),
+  p('Password', t.string, { credential: 'password' }),
+];
 const optAuth: ParamDef[] = auth.map((a) => ({ ...a, optional: true }));
 
 const envelopeOf = (bare: string) => ({ type: t.complex(bare), bare });
@@ -42,17 +49,39 @@ function legacy(
 /** The 33 operations of both services, parameters in wire order. */
 export const OPERATIONS: readonly OperationDef[] = [
   // ---- /gateway/Information.asmx
-  typed('information', 'QueryJobs', [...auth, p('StartDate', t.dateTime), p('EndDate', t.dateTime)], 'SOAPResponseOfListOfdbSMSJob', 'All jobs submitted in a period.'),
+  typed(
+    'information',
+    'QueryJobs',
+    [...auth, p('StartDate', t.dateTime), p('EndDate', t.dateTime)],
+    'SOAPResponseOfListOfdbSMSJob',
+    'All jobs submitted in a period.',
+  ),
   typed(
     'information',
     'QueryJobInfoByJobCaption',
-    [...auth, p('Caption', t.string, { doc: 'filter on the job caption' }), p('StartDate', t.dateTime, { optional: true, doc: 'default: 7 days back' })],
+    [
+      ...auth,
+      p('Caption', t.string, { doc: 'filter on the job caption' }),
+      p('StartDate', t.dateTime, { optional: true, doc: 'default: 7 days back' }),
+    ],
     'SOAPResponseOfSMSJobInfo',
     'Job, reports, log and replies of the job with this caption.',
     { statusCheck: { path: ['Status'], ok: ['Ok'] } },
   ),
-  typed('information', 'QueryNewHLRJobs', [...auth, p('Limit', t.int, { optional: true, doc: '0 = all' })], 'SOAPResponseOfHLRJobList', 'HLR results not yet collected.'),
-  typed('information', 'QueryHLRJobsByJobID', [...auth, p('JobID', t.int)], 'SOAPResponseOfHLRJobList', 'HLR results of one job.'),
+  typed(
+    'information',
+    'QueryNewHLRJobs',
+    [...auth, p('Limit', t.int, { optional: true, doc: '0 = all' })],
+    'SOAPResponseOfHLRJobList',
+    'HLR results not yet collected.',
+  ),
+  typed(
+    'information',
+    'QueryHLRJobsByJobID',
+    [...auth, p('JobID', t.int)],
+    'SOAPResponseOfHLRJobList',
+    'HLR results of one job.',
+  ),
   typed(
     'information',
     'QueryReceivedDLRByJobID',
@@ -74,8 +103,20 @@ export const OPERATIONS: readonly OperationDef[] = [
     'SOAPResponseOfListOfdbReceivedSMS',
     'Replies and messages to a rented number since a date.',
   ),
-  typed('information', 'QueryReceivedNewSMS', [...auth], 'SOAPResponseOfListOfdbReceivedSMS', 'Received messages not yet collected.'),
-  typed('information', 'QueryAccountBalance', [...auth], 'SOAPResponseOfDouble', 'Account balance in credits.'),
+  typed(
+    'information',
+    'QueryReceivedNewSMS',
+    [...auth],
+    'SOAPResponseOfListOfdbReceivedSMS',
+    'Received messages not yet collected.',
+  ),
+  typed(
+    'information',
+    'QueryAccountBalance',
+    [...auth],
+    'SOAPResponseOfDouble',
+    'Account balance in credits.',
+  ),
 
   // ---- /gateway/Send.asmx
   typed(
@@ -97,7 +138,12 @@ export const OPERATIONS: readonly OperationDef[] = [
   typed(
     'send',
     'SendSimpleSMS',
-    [...auth, ...str('Caption', 'Sender', 'Recipient', 'SMSText'), p('SmsTyp', t.enum('SmsType')), p('SendDate', t.string)],
+    [
+      ...auth,
+      ...str('Caption', 'Sender', 'Recipient', 'SMSText'),
+      p('SmsTyp', t.enum('SmsType')),
+      p('SendDate', t.string),
+    ],
     'SOAPResponseOfCreateJobInfo',
     'Send a text to one recipient.',
     { sends: true, statusCheck: CREATE_OK },
@@ -116,10 +162,17 @@ export const OPERATIONS: readonly OperationDef[] = [
     statusCheck: CREATE_OK,
     doc: 'Mobile numbers as HighQuality SMS, other numbers as fixed-line voice SMS.',
   },
-  typed('send', 'SendHLR', [...auth, ...str('Caption', 'Recipient')], 'SOAPResponseOfCreateJobInfo', 'Start an HLR lookup.', {
-    sends: true,
-    statusCheck: CREATE_OK,
-  }),
+  typed(
+    'send',
+    'SendHLR',
+    [...auth, ...str('Caption', 'Recipient')],
+    'SOAPResponseOfCreateJobInfo',
+    'Start an HLR lookup.',
+    {
+      sends: true,
+      statusCheck: CREATE_OK,
+    },
+  ),
   typed(
     'send',
     'SendUDH',
@@ -130,17 +183,47 @@ export const OPERATIONS: readonly OperationDef[] = [
   ),
 
   // ---- customer operations (path configurable, default /gateway/Customer.asmx)
-  typed('customer', 'GetCustomerList', [...optAuth], 'SOAPResponseOfCustomerList', 'Customers of the account.'),
-  typed('customer', 'GetCustomer', [...optAuth, p('CustomerId', t.int)], 'SOAPResponseOfCustomer', 'One customer.'),
-  typed('customer', 'GetCustomerWithAuthUser', [...optAuth, ...optStr('SerialOrEmail')], 'SOAPResponseOfCustomer', 'A customer with its login user.'),
+  typed(
+    'customer',
+    'GetCustomerList',
+    [...optAuth],
+    'SOAPResponseOfCustomerList',
+    'Customers of the account.',
+  ),
+  typed(
+    'customer',
+    'GetCustomer',
+    [...optAuth, p('CustomerId', t.int)],
+    'SOAPResponseOfCustomer',
+    'One customer.',
+  ),
+  typed(
+    'customer',
+    'GetCustomerWithAuthUser',
+    [...optAuth, ...optStr('SerialOrEmail')],
+    'SOAPResponseOfCustomer',
+    'A customer with its login user.',
+  ),
   typed(
     'customer',
     'CreateCustomer',
     [
       ...optAuth,
       ...optStr(
-        'CompanyName', 'CompanyName2', 'ContactPerson', 'Street', 'Postcode', 'Location', 'Mobil', 'Tel', 'Fax', 'Web',
-        'SMSCPassword', 'SMSCSerial', 'EMail', 'Comment',
+        'CompanyName',
+        'CompanyName2',
+        'ContactPerson',
+        'Street',
+        'Postcode',
+        'Location',
+        'Mobil',
+        'Tel',
+        'Fax',
+        'Web',
+        'SMSCPassword',
+        'SMSCSerial',
+        'EMail',
+        'Comment',
       ),
     ],
     'SOAPResponseOfCreateCustomerInfo',
@@ -149,19 +232,45 @@ export const OPERATIONS: readonly OperationDef[] = [
   ),
 
   // ---- /soap/send.asmx (older string-result service)
-  legacy('SendText', 'rpc', [...auth, ...str('Caption', 'Sender', 'Recipient', 'SMSText', 'SmsTyp', 'SendDate')], 'send', 'Send a text (all parameters strings).'),
-  legacy('SendText2', 'document', [...auth, ...str('Caption', 'Sender', 'Recipient', 'SMSText', 'SmsTyp', 'SendDate')], 'send', 'Send a text (document style).'),
+  legacy(
+    'SendText',
+    'rpc',
+    [...auth, ...str('Caption', 'Sender', 'Recipient', 'SMSText', 'SmsTyp', 'SendDate')],
+    'send',
+    'Send a text (all parameters strings).',
+  ),
+  legacy(
+    'SendText2',
+    'document',
+    [...auth, ...str('Caption', 'Sender', 'Recipient', 'SMSText', 'SmsTyp', 'SendDate')],
+    'send',
+    'Send a text (document style).',
+  ),
   legacy(
     'SendSMS',
     'rpc',
-    [...auth, ...str('Caption', 'Sender'), p('Recipient', t.stringList), p('SMSText', t.string), p('SmsTyp', t.int), p('SendDate', t.dateTime)],
+    [
+      ...auth,
+      ...str('Caption', 'Sender'),
+      p('Recipient', t.stringList),
+      p('SMSText', t.string),
+      p('SmsTyp', t.int),
+      p('SendDate', t.dateTime),
+    ],
     'send',
     'Send a text to a list of recipients.',
   ),
   legacy(
     'SendSMS2',
     'document',
-    [...auth, ...str('Caption', 'Sender'), p('Recipient', t.stringList), p('SMSText', t.string), p('SmsTyp', t.int), p('SendDate', t.dateTime)],
+    [
+      ...auth,
+      ...str('Caption', 'Sender'),
+      p('Recipient', t.stringList),
+      p('SMSText', t.string),
+      p('SmsTyp', t.int),
+      p('SendDate', t.dateTime),
+    ],
     'send',
     'Send a text to a list of recipients (document style).',
   ),
@@ -183,29 +292,68 @@ export const OPERATIONS: readonly OperationDef[] = [
   legacy(
     'SendBinURL',
     'document',
-    [...auth, p('Recipient', t.string), p('MsgType', t.int), p('binTyp', t.int), p('URL', t.string), p('sendDate', t.dateTime)],
+    [
+      ...auth,
+      p('Recipient', t.string),
+      p('MsgType', t.int),
+      p('binTyp', t.int),
+      p('URL', t.string),
+      p('sendDate', t.dateTime),
+    ],
     'send',
     'Binary message from a file at a URL.',
   ),
   legacy(
     'SendBinData',
     'document',
-    [...auth, ...str('Recipient', 'strMsg'), p('MsgType', t.int), p('binTyp', t.int), p('Data', t.base64Binary), p('sendDate', t.dateTime)],
+    [
+      ...auth,
+      ...str('Recipient', 'strMsg'),
+      p('MsgType', t.int),
+      p('binTyp', t.int),
+      p('Data', t.base64Binary),
+      p('sendDate', t.dateTime),
+    ],
     'send',
     'Binary message from the bytes of a file.',
   ),
   legacy(
     'SendBinData2',
     'document',
-    [...auth, ...str('Recipient', 'strMsg'), p('MsgType', t.int), p('binTyp', t.int), p('Data', t.string), p('sendDate', t.string)],
+    [
+      ...auth,
+      ...str('Recipient', 'strMsg'),
+      p('MsgType', t.int),
+      p('binTyp', t.int),
+      p('Data', t.string),
+      p('sendDate', t.string),
+    ],
     'send',
     'Binary message from a base64-encoded file.',
   ),
-  legacy('GetRecivedSMS2', 'rpc', [...auth, p('SearchDate', t.string)], 'receivedSms2', 'Received messages since a date.'),
-  legacy('RecivedSMS2', 'rpc', [...auth, p('strLastDate', t.string)], 'recivedSms2', 'All messages since a point in time.'),
+  legacy(
+    'GetRecivedSMS2',
+    'rpc',
+    [...auth, p('SearchDate', t.string)],
+    'receivedSms2',
+    'Received messages since a date.',
+  ),
+  legacy(
+    'RecivedSMS2',
+    'rpc',
+    [...auth, p('strLastDate', t.string)],
+    'recivedSms2',
+    'All messages since a point in time.',
+  ),
   legacy('GetNewRecivedSMS2', 'rpc', [...auth], 'newReceivedSms2', 'Messages not yet collected.'),
   legacy('QueryBalance2', 'rpc', [...auth], 'balance', 'Balance as a string.'),
-  legacy('GetJobs1', 'document', [...auth, ...str('StartDate', 'EndDate', 'Trennzeichen', 'JobId')], 'jobs', 'Submitted jobs in a period.'),
+  legacy(
+    'GetJobs1',
+    'document',
+    [...auth, ...str('StartDate', 'EndDate', 'Trennzeichen', 'JobId')],
+    'jobs',
+    'Submitted jobs in a period.',
+  ),
   legacy(
     'GetGetJobsWithStatusResult',
     'document',

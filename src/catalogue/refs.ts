@@ -14,6 +14,10 @@ export const t = {
   complex: (name: string): TypeRef => ({ kind: 'complex', name }),
   list: (item: TypeRef, itemElement: string): TypeRef => ({ kind: 'list', item, itemElement }),
   /** A list whose items are named after the complex type (`<dbSMSJob>`), the ASMX default. */
-  listOf: (complex: string): TypeRef => ({ kind: 'list', item: { kind: 'complex', name: complex }, itemElement: complex }),
+  listOf: (complex: string): TypeRef => ({
+    kind: 'list',
+    item: { kind: 'complex', name: complex },
+    itemElement: complex,
+  }),
   stringList: { kind: 'list', item: prim('string'), itemElement: 'string' } as TypeRef,
 } as const;

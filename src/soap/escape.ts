@@ -1,8 +1,9 @@
 const TEXT_RE = /[&<>\r]/;
 const ATTR_RE = /[&<>"'\r\n\t]/;
 // Characters XML 1.0 cannot carry at all (not even as references); ASMX writes them anyway, we drop them.
-// eslint-disable-next-line no-control-regex
-const INVALID_XML_RE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const INVALID_XML_RE =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 const ENTITIES: Record<string, string> = {
   '&': '&amp;',

@@ -15,7 +15,8 @@ export class ValueFormatError extends Error {
 
 // ---------- dateTime
 
-const DATE_TIME_RE = /^\s*(-?\d{4,})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?\s*$/;
+const DATE_TIME_RE =
+  /^\s*(-?\d{4,})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?\s*$/;
 
 /** .NET's DateTime.MinValue: what a missing element deserializes to, used as "no date". */
 export const MIN_DATE_TEXT = '0001-01-01T00:00:00';
@@ -25,32 +26,57 @@ export interface DateReadOptions {
   zoneless?: 'utc' | 'local';
 }
 
+/** Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear does not. */
+function utc(f: readonly [number, number, number, number, number, number, number]): number {
+  const d = new Date(0);
+  d.setUTCFullYear(f[0], f[1], f[2]);
+  d.setUTCHours(f[3], f[4], f[5], f[6]);
+  return d.getTime();
+}
+
 /** Reads an xsd:dateTime (or date-only) value; `0001-01-01T00:00:00` becomes null. */
 export function parseDateTime(text: string, opts: DateReadOptions = {}): Date | null {
   const m = DATE_TIME_RE.exec(text);
   if (!m) throw new ValueFormatError('dateTime', text);
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone] = m;
   const year = Number(y);
-  if (year <= 1 && Number(mo) === 1 && Number(d) === 1 && Number(h) === 0 && Number(mi) === 0 && Number(s) === 0) {
+  if (
+    year <= 1 &&
+    Number(mo) === 1 &&
+    Number(d) === 1 &&
+    Number(h) === 0 &&
+    Number(mi) === 0 &&
+    Number(s) === 0
+  ) {
     return null;
   }
   const ms = frac ? Math.round(Number(`0.${frac}`) * 1000) : 0;
   const fields = [year, Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms] as const;
   let time: number;
   if (zone) {
-    time = Date.UTC(...fields);
+    time = utc(fields);
     if (zone !== 'Z') {
       const sign = zone.startsWith('-') ? -1 : 1;
       const digits = zone.slice(1).replace(':', '');
       time -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
     }
   } else if (opts.zoneless === 'local') {
-    time = new Date(...fields).getTime();
+    const local = new Date(2000, 0, 1);
+    local.setFullYear(fields[0], fields[1], fields[2]);
+    local.setHours(fields[3], fields[4], fields[5], fields[6]);
+    time = local.getTime();
   } else {
-    time = Date.UTC(...fields);
+    time = utc(fields);
   }
   const date = new Date(time);
-  if (Number.isNaN(time) || Number(mo) > 12 || Number(d) > 31 || Number(h) > 24 || Number(mi) > 59 || Number(s) > 60) {
+  if (
+    Number.isNaN(time) ||
+    Number(mo) > 12 ||
+    Number(d) > 31 ||
+    Number(h) > 24 ||
+    Number(mi) > 59 ||
+    Number(s) > 60
+  ) {
     throw new ValueFormatError('dateTime', text);
   }
   return date;
