@@ -1,0 +1,199 @@
+/**
+ * Decoding benchmark: a 5,000-record QueryReceivedDLR SOAP 1.1 response (~2.2 MB), fed in 64 KiB chunks.
+ * Compares our catalogue-directed decoder with the bare saxes tokenizer (same options, no-op handlers, same
+ * UTF-8 decoding) and node-soap's own response path (`wsdl.xmlToObject`, what its client's parseSync calls).
+ * Run: npx tsx bench/decode.ts
+ */
+import { performance } from 'node:perf_hooks';
+import { SaxesParser } from 'saxes';
+import { WSDL } from 'soap';
+import { DEFAULT_NAMESPACES, complexType, enumType, findOperation } from '../src/catalogue';
+import type { TypeRef } from '../src/catalogue/types';
+import { createResponseDecoder } from '../src/soap/decode';
+
+const NS = DEFAULT_NAMESPACES.gateway;
+const RECORDS = 5000;
+const CHUNK = 64 * 1024;
+const ROUNDS = Number(process.env.ROUNDS ?? 15);
+
+function response(n: number): string {
+  const parts: string[] = [
+    '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" ',
+    'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>',
+    `<QueryReceivedDLRResponse xmlns="${NS}"><QueryReceivedDLRResult><StatusCode>Ok</StatusCode><Value>`,
+  ];
+  for (let i = 0; i < n; i++) {
+    const done = i % 7 === 0 ? '0001-01-01T00:00:00' : `2026-11-${String(10 + (i % 18))}T10:${String(i % 60).padStart(2, '0')}:03.1234567+01:00`;
+    parts.push(
+      `<SMSReport><Id>${100000 + i}</Id><Recipient>+4917${String(10000000 + i * 7)}</Recipient><JobId>${5000 + (i >> 3)}</JobId>` +
+        `<Status>${i % 5 ? 'Delivered' : 'Buffered &amp; retrying'}</Status><Date>2026-11-22T09:${String(i % 60).padStart(2, '0')}:00.25Z</Date>` +
+        `<MsgCode>${i % 3}</MsgCode><MsgText>Message ${i} delivered to handset; network T-Mobile DE, part 1 of 1</MsgText>` +
+        `<DoneDate>${done}</DoneDate><DoneDateTimeZoneOffset>60</DoneDateTimeZoneOffset><Sequence>${i % 4}</Sequence>` +
+        `<Caption>Campaign Nov/${i % 10} — Grüße</Caption><CreateDate>2026-11-22T08:00:00</CreateDate></SMSReport>`,
+    );
+  }
+  parts.push('</Value></QueryReceivedDLRResult></QueryReceivedDLRResponse></soap:Body></soap:Envelope>');
+  return parts.join('');
+}
+
+/** A minimal ASMX-shaped WSDL for node-soap, derived from the catalogue. */
+function wsdlFor(): string {
+  const xsd = (t: TypeRef): string => {
+    if (t.kind === 'primitive') return `s:${t.name}`;
+    if (t.kind === 'list') return `tns:ArrayOf${t.itemElement}`;
+    return `tns:${t.name}`;
+  };
+  const complexes = new Set<string>();
+  const enums = new Set<string>();
+  const lists = new Map<string, TypeRef>();
+  const visit = (t: TypeRef): void => {
+    if (t.kind === 'enum') enums.add(t.name);
+    else if (t.kind === 'list') {
+      lists.set(t.itemElement, t.item);
+      visit(t.item);
+    } else if (t.kind === 'complex' && !complexes.has(t.name)) {
+      complexes.add(t.name);
+      complexType(t.name).fields.forEach((f) => visit(f.type));
+    }
+  };
+  visit({ kind: 'complex', name: 'SOAPResponseOfListOfSMSReport' });
+  const el = (name: string, t: TypeRef): string => `<s:element minOccurs="0" maxOccurs="1" name="${name}" type="${xsd(t)}" />`;
+  const types = [
+    ...[...complexes].map(
+      (c) => `<s:complexType name="${c}"><s:sequence>${complexType(c).fields.map((f) => el(f.name, f.type)).join('')}</s:sequence></s:complexType>`,
+    ),
+    ...[...lists].map(
+      ([item, t]) =>
+        `<s:complexType name="ArrayOf${item}"><s:sequence><s:element minOccurs="0" maxOccurs="unbounded" name="${item}" nillable="true" type="${xsd(t)}" /></s:sequence></s:complexType>`,
+    ),
+    ...[...enums].map(
+      (e) => `<s:simpleType name="${e}"><s:restriction base="s:string">${enumType(e).values.map((v) => `<s:enumeration value="${v}" />`).join('')}</s:restriction></s:simpleType>`,
+    ),
+  ].join('');
+  return `<?xml version="1.0" encoding="utf-8"?>
+<wsdl:definitions xmlns:s="http://www.w3.org/2001/XMLSchema" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:tns="${NS}" targetNamespace="${NS}" xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/">
+<wsdl:types><s:schema elementFormDefault="qualified" targetNamespace="${NS}">
+<s:element name="QueryReceivedDLR"><s:complexType><s:sequence><s:element minOccurs="0" maxOccurs="1" name="User" type="s:string" /><s:element minOccurs="0" maxOccurs="1" name="Password" type="s:string" /><s:element minOccurs="1" maxOccurs="1" name="StartDate" type="s:dateTime" /><s:element minOccurs="1" maxOccurs="1" name="Limit" type="s:int" /></s:sequence></s:complexType></s:element>
+<s:element name="QueryReceivedDLRResponse"><s:complexType><s:sequence><s:element minOccurs="0" maxOccurs="1" name="QueryReceivedDLRResult" type="tns:SOAPResponseOfListOfSMSReport" /></s:sequence></s:complexType></s:element>
+${types}
+</s:schema></wsdl:types>
+<wsdl:message name="QueryReceivedDLRSoapIn"><wsdl:part name="parameters" element="tns:QueryReceivedDLR" /></wsdl:message>
+<wsdl:message name="QueryReceivedDLRSoapOut"><wsdl:part name="parameters" element="tns:QueryReceivedDLRResponse" /></wsdl:message>
+<wsdl:portType name="InformationSoap"><wsdl:operation name="QueryReceivedDLR"><wsdl:input message="tns:QueryReceivedDLRSoapIn" /><wsdl:output message="tns:QueryReceivedDLRSoapOut" /></wsdl:operation></wsdl:portType>
+<wsdl:binding name="InformationSoap" type="tns:InformationSoap"><soap:binding transport="http://schemas.xmlsoap.org/soap/http" />
+<wsdl:operation name="QueryReceivedDLR"><soap:operation soapAction="${NS}QueryReceivedDLR" style="document" /><wsdl:input><soap:body use="literal" /></wsdl:input><wsdl:output><soap:body use="literal" /></wsdl:output></wsdl:operation></wsdl:binding>
+<wsdl:service name="Information"><wsdl:port name="InformationSoap" binding="tns:InformationSoap"><soap:address location="http://127.0.0.1:1/gateway/Information.asmx" /></wsdl:port></wsdl:service>
+</wsdl:definitions>`;
+}
+
+interface Run {
+  ms: number;
+  maxBlockMs: number;
+}
+
+function chunksOf(buf: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  for (let i = 0; i < buf.length; i += CHUNK) out.push(buf.subarray(i, i + CHUNK));
+  return out;
+}
+
+const op = findOperation('information', 'QueryReceivedDLR')!;
+
+function runOurs(chunks: Buffer[]): Run & { result: unknown } {
+  let max = 0;
+  const t0 = performance.now();
+  const d = createResponseDecoder(op, { transport: 'soap11' });
+  for (const c of chunks) {
+    const s = performance.now();
+    d.write(c);
+    max = Math.max(max, performance.now() - s);
+  }
+  const s = performance.now();
+  const result = d.end();
+  max = Math.max(max, performance.now() - s);
+  return { ms: performance.now() - t0, maxBlockMs: max, result };
+}
+
+function runSaxes(chunks: Buffer[]): Run {
+  let max = 0;
+  const t0 = performance.now();
+  const p = new SaxesParser<{ xmlns: false; position: false }>({ xmlns: false, position: false });
+  const utf8 = new TextDecoder('utf-8');
+  let n = 0;
+  p.on('opentag', () => n++);
+  p.on('text', () => n++);
+  p.on('closetag', () => n++);
+  for (const c of chunks) {
+    const s = performance.now();
+    p.write(utf8.decode(c, { stream: true }));
+    max = Math.max(max, performance.now() - s);
+  }
+  p.close();
+  if (n === 0) throw new Error('saxes saw nothing');
+  return { ms: performance.now() - t0, maxBlockMs: max };
+}
+
+function runSoap(wsdl: WSDL, body: string): Run & { result: unknown } {
+  const t0 = performance.now();
+  // node-soap needs the whole body as one string: its parse is a single synchronous block.
+  const result = wsdl.xmlToObject(body);
+  const ms = performance.now() - t0;
+  return { ms, maxBlockMs: ms, result };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
+async function main(): Promise<void> {
+  const xml = response(RECORDS);
+  const buf = Buffer.from(xml, 'utf8');
+  const chunks = chunksOf(buf);
+  const wsdl = new WSDL(wsdlFor(), 'http://127.0.0.1:1/gateway/Information.asmx?WSDL', {});
+  await new Promise<void>((resolve, reject) => wsdl.onReady((err: unknown) => (err ? reject(err) : resolve())));
+
+  // Sanity: both decoders see 5,000 records.
+  const ours = runOurs(chunks).result as { Value: Array<{ Id: number; Date: Date }> };
+  const theirs = runSoap(wsdl, xml).result as { Body: { QueryReceivedDLRResponse: { QueryReceivedDLRResult: { Value: { SMSReport: unknown[] } } } } };
+  const theirCount = theirs.Body.QueryReceivedDLRResponse.QueryReceivedDLRResult.Value.SMSReport.length;
+  if (ours.Value.length !== RECORDS || theirCount !== RECORDS) throw new Error(`record counts ${ours.Value.length}/${theirCount}`);
+
+  const res: Record<string, Run[]> = { ours: [], saxes: [], soap: [] };
+  for (let r = 0; r < ROUNDS; r++) {
+    res.saxes!.push(runSaxes(chunks));
+    res.ours!.push(runOurs(chunks));
+    res.soap!.push(runSoap(wsdl, xml));
+  }
+  const row = (name: string): { name: string; medianMs: number; maxBlockMs: number } => ({
+    name,
+    medianMs: +median(res[name]!.map((r) => r.ms)).toFixed(2),
+    maxBlockMs: +Math.max(...res[name]!.map((r) => r.maxBlockMs)).toFixed(2),
+  });
+  const rows = [row('ours'), row('saxes'), row('soap')];
+  const [o, s, p] = rows as [(typeof rows)[0], (typeof rows)[0], (typeof rows)[0]];
+  const summary = {
+    bytes: buf.length,
+    records: RECORDS,
+    chunkBytes: CHUNK,
+    rounds: ROUNDS,
+    rows,
+    speedupVsSoap: +(p.medianMs / o.medianMs).toFixed(2),
+    ratioToBareSaxes: +(o.medianMs / s.medianMs).toFixed(2),
+    targets: {
+      'speedupVsSoap >= 4': p.medianMs / o.medianMs >= 4,
+      'ratioToBareSaxes <= 2': o.medianMs / s.medianMs <= 2,
+      'maxBlockMs <= 20': o.maxBlockMs <= 20,
+    },
+  };
+  console.log(`QueryReceivedDLR, ${RECORDS} records, ${(buf.length / 1e6).toFixed(2)} MB, ${CHUNK / 1024} KiB chunks, median of ${ROUNDS}`);
+  console.log('decoder   median ms   max block ms');
+  for (const r of rows) console.log(`${r.name.padEnd(9)} ${String(r.medianMs).padStart(9)}   ${String(r.maxBlockMs).padStart(12)}`);
+  console.log(`ours vs soap: ${summary.speedupVsSoap}x faster; ours / bare saxes: ${summary.ratioToBareSaxes}x`);
+  console.log(JSON.stringify(summary));
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

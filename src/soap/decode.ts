@@ -1,0 +1,425 @@
+/**
+ * Streaming response decoder (asmx-wire.md §3.2, §5.4, §5.5, §6, §7.3, §8, §10.1). saxes tokenizes without
+ * namespace processing (cheaper); prefixes are resolved here from a scope chain that only grows on elements
+ * that declare namespaces. Each element's meaning comes from the catalogue plan of its parent, values are
+ * converted when their element closes and stored straight into the result.
+ */
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import type { OperationDef } from '../catalogue/types';
+import { GatewayError } from '../errors';
+import { NS } from './ns';
+import { COMPLEX, LIST, PRIM, type Plan, planOf } from './plan';
+import type { Transport } from './request';
+
+export interface ResponseDecoder {
+  write(chunk: Uint8Array): void;
+  end(): unknown;
+}
+
+export interface DecodeOptions {
+  transport: Transport;
+  /** How to read a dateTime without zone: as UTC (default) or as this process's local time. */
+  zoneless?: 'utc' | 'local';
+}
+
+// Frame modes.
+const DOC = 0;
+const SKIP = 1;
+const ENVELOPE = 2;
+const BODY = 3;
+const WRAPPER = 4;
+const VALUE = 5;
+const RPC_RESULT = 6;
+const FAULT = 7;
+const FAULT_CODE = 8; // SOAP 1.2 Code (holds Value)
+const FAULT_REASON = 9; // SOAP 1.2 Reason (holds Text)
+const FAULT_CODE_TEXT = 10;
+const FAULT_STRING_TEXT = 11;
+
+const PUSH = -1;
+
+type Container = Record<string, unknown> | unknown[];
+type NsScope = Record<string, string | undefined>;
+
+class Frame {
+  mode = DOC;
+  plan: Plan | null = null;
+  target: Container | null = null;
+  key: string | number = PUSH;
+  value: unknown = undefined;
+  text = '';
+  collect = false;
+  nil = false;
+  /** The accessor points elsewhere (href / soapenc:ref): nothing to deliver at close. */
+  ref = false;
+  id: string | null = null;
+  ns: NsScope = ROOT_NS;
+}
+
+interface PendingRef {
+  plan: Plan;
+  target: Container;
+  key: string | number;
+}
+
+const ROOT_NS: NsScope = Object.freeze({ xml: 'http://www.w3.org/XML/1998/namespace' }) as NsScope;
+const EXCERPT_BYTES = 400;
+
+function put(target: Container, key: string | number, v: unknown): void {
+  if (key === PUSH) (target as unknown[]).push(v);
+  else (target as Record<string | number, unknown>)[key] = v;
+}
+
+const localOf = (qname: string): string => {
+  const i = qname.indexOf(':');
+  return i < 0 ? qname : qname.slice(i + 1);
+};
+
+class Decoder implements ResponseDecoder {
+  private readonly parser = new SaxesParser<{ xmlns: false; position: false }>({ xmlns: false, position: false });
+  private readonly utf8 = new TextDecoder('utf-8');
+  private readonly stack: Frame[] = [new Frame()];
+  private depth = 0;
+  private readonly holder: Record<string, unknown> = {};
+  private readonly soap: boolean;
+  private readonly resultPlan: Plan;
+  private readonly wrapperName: string;
+  private resultName: string;
+  private envNs = '';
+  private wrapperSeen = false;
+  private done = false;
+  private faultCode: string | undefined;
+  private faultString: string | undefined;
+  private readonly refs = new Map<string, unknown>();
+  private readonly pending = new Map<string, PendingRef[]>();
+  private error: GatewayError | undefined;
+  private excerpt = Buffer.alloc(0);
+
+  constructor(
+    private readonly op: OperationDef,
+    opts: DecodeOptions,
+  ) {
+    this.soap = opts.transport === 'soap11' || opts.transport === 'soap12';
+    this.resultPlan = planOf(op.result.type, opts.zoneless ?? 'utc');
+    this.wrapperName = `${op.name}Response`;
+    this.resultName = `${op.name}Result`;
+    const p = this.parser;
+    p.on('opentag', this.onOpen);
+    p.on('closetag', this.onClose);
+    p.on('text', this.onText);
+    p.on('cdata', this.onText);
+  }
+
+  write(chunk: Uint8Array): void {
+    if (this.error) throw this.error;
+    if (this.excerpt.length < EXCERPT_BYTES) {
+      this.excerpt = Buffer.concat([this.excerpt, chunk.subarray(0, EXCERPT_BYTES - this.excerpt.length)]);
+    }
+    try {
+      const s = this.utf8.decode(chunk, { stream: true });
+      if (s) this.parser.write(s);
+    } catch (e) {
+      throw this.fail(e);
+    }
+  }
+
+  end(): unknown {
+    if (this.error) throw this.error;
+    try {
+      const s = this.utf8.decode();
+      if (s) this.parser.write(s);
+      this.parser.close();
+      if (!this.done) throw new Error('the document ended early');
+      for (const id of this.pending.keys()) throw new Error(`unresolved reference #${id}`);
+    } catch (e) {
+      throw this.fail(e);
+    }
+    return this.holder.v;
+  }
+
+  private fail(e: unknown): GatewayError {
+    if (!this.error) {
+      if (e instanceof GatewayError) this.error = e;
+      else {
+        const why = e instanceof Error ? e.message : String(e);
+        this.error = new GatewayError('PARSE', `cannot decode the response: ${why}`, {
+          service: this.op.service,
+          operation: this.op.name,
+          body: this.bodyExcerpt(),
+          cause: e,
+        });
+      }
+    }
+    return this.error;
+  }
+
+  private bodyExcerpt(): string {
+    const s = this.excerpt.toString('utf8').replace(/\s+/g, ' ').trim();
+    return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+  }
+
+  private readonly onText = (t: string): void => {
+    const f = this.stack[this.depth] as Frame;
+    if (f.collect) f.text += t;
+  };
+
+  private readonly onOpen = (tag: SaxesTagPlain): void => {
+    const parent = this.stack[this.depth] as Frame;
+    const d = ++this.depth;
+    let f = this.stack[d];
+    if (f === undefined) {
+      f = new Frame();
+      this.stack[d] = f;
+    }
+    f.ns = parent.ns;
+    f.text = '';
+    f.collect = false;
+    f.nil = false;
+    f.ref = false;
+    f.id = null;
+    f.value = undefined;
+    f.plan = null;
+    f.target = null;
+    f.key = PUSH;
+    let refId: string | null = null;
+    const attrs = tag.attributes;
+    for (const _ in attrs) {
+      refId = this.scanAttributes(f, attrs);
+      break;
+    }
+    const name = tag.name;
+    switch (parent.mode) {
+      case VALUE: {
+        const plan = parent.plan as Plan;
+        if (plan.k === COMPLEX) {
+          const field = plan.fields.get(localOf(name));
+          if (field === undefined || parent.value === undefined) f.mode = SKIP;
+          else this.openValue(f, field.plan, parent.value as Container, field.name, refId);
+        } else if (plan.k === LIST && parent.value !== undefined) {
+          // Item names are not checked: literal lists name them after the type, encoded arrays `Item`.
+          this.openValue(f, plan.item, parent.value as Container, PUSH, refId);
+        } else f.mode = SKIP;
+        return;
+      }
+      case SKIP:
+        f.mode = SKIP;
+        return;
+      case DOC:
+        this.openRoot(f, name, refId);
+        return;
+      case ENVELOPE: {
+        const local = localOf(name);
+        f.mode = local === 'Body' && this.nsOf(f, name) === this.envNs ? BODY : SKIP;
+        return;
+      }
+      case BODY:
+        this.openBodyChild(f, name, refId);
+        return;
+      case WRAPPER: {
+        const local = localOf(name);
+        if (local === 'result' && this.nsOf(f, name) === NS.rpc12) {
+          f.mode = RPC_RESULT;
+          f.collect = true;
+        } else if (local === this.resultName) {
+          this.openValue(f, this.resultPlan, this.holder, 'v', refId);
+        } else f.mode = SKIP;
+        return;
+      }
+      case FAULT: {
+        const local = localOf(name);
+        if (local === 'faultcode') f.mode = FAULT_CODE_TEXT;
+        else if (local === 'faultstring') f.mode = FAULT_STRING_TEXT;
+        else if (local === 'Code') f.mode = FAULT_CODE;
+        else if (local === 'Reason') f.mode = FAULT_REASON;
+        else f.mode = SKIP;
+        f.collect = f.mode !== SKIP && f.mode !== FAULT_CODE && f.mode !== FAULT_REASON;
+        return;
+      }
+      case FAULT_CODE:
+      case FAULT_REASON: {
+        const want = parent.mode === FAULT_CODE ? 'Value' : 'Text';
+        f.mode = localOf(name) === want ? (parent.mode === FAULT_CODE ? FAULT_CODE_TEXT : FAULT_STRING_TEXT) : SKIP;
+        f.collect = f.mode !== SKIP;
+        return;
+      }
+      default:
+        f.mode = SKIP;
+    }
+  };
+
+  /** Declarations first (they may follow the attributes that use them), then nil / id / references. */
+  private scanAttributes(f: Frame, attrs: Record<string, string>): string | null {
+    let scope: NsScope | null = null;
+    for (const k in attrs) {
+      if (k.charCodeAt(0) === 120 && (k === 'xmlns' || k.startsWith('xmlns:'))) {
+        scope ??= Object.create(f.ns) as NsScope;
+        scope[k.length === 5 ? '' : k.slice(6)] = attrs[k];
+      }
+    }
+    if (scope) f.ns = scope;
+    let refId: string | null = null;
+    for (const k in attrs) {
+      const v = attrs[k] as string;
+      const i = k.indexOf(':');
+      if (i < 0) {
+        if (k === 'href') refId = v.charCodeAt(0) === 35 ? v.slice(1) : v;
+        else if (k === 'id') f.id = v;
+        continue;
+      }
+      const prefix = k.slice(0, i);
+      if (prefix === 'xmlns') continue;
+      const local = k.slice(i + 1);
+      const uri = f.ns[prefix];
+      if (uri === NS.xsi) {
+        if ((local === 'nil' || local === 'null') && (v.trim() === 'true' || v.trim() === '1')) f.nil = true;
+      } else if (uri === NS.enc12 || uri === NS.enc11) {
+        if (local === 'id') f.id = v;
+        else if (local === 'ref') refId = v.charCodeAt(0) === 35 ? v.slice(1) : v;
+      }
+    }
+    return refId;
+  }
+
+  private nsOf(f: Frame, qname: string): string | undefined {
+    const i = qname.indexOf(':');
+    return f.ns[i < 0 ? '' : qname.slice(0, i)];
+  }
+
+  private openRoot(f: Frame, name: string, refId: string | null): void {
+    const local = localOf(name);
+    if (this.soap) {
+      const ns = this.nsOf(f, name);
+      if (local !== 'Envelope' || (ns !== NS.soap11 && ns !== NS.soap12)) {
+        throw new Error(`expected a SOAP Envelope, found <${name}>`);
+      }
+      this.envNs = ns;
+      f.mode = ENVELOPE;
+    } else {
+      if (local !== this.op.result.bare) throw new Error(`expected <${this.op.result.bare}>, found <${name}>`);
+      this.openValue(f, this.resultPlan, this.holder, 'v', refId);
+    }
+  }
+
+  private openBodyChild(f: Frame, name: string, refId: string | null): void {
+    const local = localOf(name);
+    if (!this.wrapperSeen) {
+      this.wrapperSeen = true;
+      if (local === 'Fault' && this.nsOf(f, name) === this.envNs) {
+        f.mode = FAULT;
+        return;
+      }
+      if (local !== this.wrapperName) throw new Error(`expected <${this.wrapperName}>, found <${name}>`);
+      f.mode = WRAPPER;
+      return;
+    }
+    // SOAP 1.1 multi-ref values: Body siblings after the wrapper, found by their id.
+    const waiting = f.id === null ? undefined : this.pending.get(f.id);
+    if (waiting === undefined) {
+      f.mode = SKIP;
+      return;
+    }
+    this.openValue(f, (waiting[0] as PendingRef).plan, null, PUSH, refId);
+  }
+
+  private openValue(f: Frame, plan: Plan, target: Container | null, key: string | number, refId: string | null): void {
+    f.mode = VALUE;
+    f.plan = plan;
+    f.target = target;
+    f.key = key;
+    if (f.nil) {
+      if (target) put(target, key, null);
+      f.target = null;
+      return;
+    }
+    if (refId !== null) {
+      f.ref = true;
+      if (target === null) return;
+      if (this.refs.has(refId)) {
+        put(target, key, this.refs.get(refId));
+        return;
+      }
+      if (key === PUSH) {
+        key = (target as unknown[]).length;
+        (target as unknown[]).push(undefined);
+      }
+      const list = this.pending.get(refId);
+      const ref = { plan, target, key };
+      if (list) list.push(ref);
+      else this.pending.set(refId, [ref]);
+      return;
+    }
+    if (plan.k === PRIM) {
+      f.collect = true;
+      return;
+    }
+    // Containers are placed at open so that items keep their order whatever their content.
+    const value = plan.k === COMPLEX ? {} : [];
+    f.value = value;
+    this.deliver(f, value);
+  }
+
+  private deliver(f: Frame, v: unknown): void {
+    if (f.target !== null) put(f.target, f.key, v);
+    const id = f.id;
+    if (id !== null) {
+      this.refs.set(id, v);
+      const waiting = this.pending.get(id);
+      if (waiting) {
+        this.pending.delete(id);
+        for (const r of waiting) put(r.target, r.key, v);
+      }
+    }
+  }
+
+  private readonly onClose = (): void => {
+    const f = this.stack[this.depth] as Frame;
+    this.depth--;
+    switch (f.mode) {
+      case VALUE: {
+        if (f.nil || f.ref) break;
+        const plan = f.plan as Plan;
+        if (plan.k === PRIM) this.deliver(f, plan.read(f.text));
+        else if (plan.k === COMPLEX) {
+          const obj = f.value as Record<string, unknown>;
+          const defaults = plan.defaults;
+          for (let i = 0; i < defaults.length; i++) {
+            const d = defaults[i] as readonly [string, unknown];
+            if (obj[d[0]] === undefined) obj[d[0]] = d[1];
+          }
+        }
+        if (this.depth === 0) this.done = true;
+        break;
+      }
+      case RPC_RESULT: {
+        const name = localOf(f.text.trim());
+        if (name) this.resultName = name;
+        break;
+      }
+      case FAULT_CODE_TEXT:
+        this.faultCode ??= localOf(f.text.trim());
+        break;
+      case FAULT_STRING_TEXT:
+        this.faultString ??= f.text.trim();
+        break;
+      case FAULT:
+        throw new GatewayError('FAULT', this.faultString || 'SOAP fault', {
+          service: this.op.service,
+          operation: this.op.name,
+          status: this.faultCode,
+        });
+      case ENVELOPE:
+        this.done = true;
+        break;
+    }
+    if (this.depth === 0 && f.mode === VALUE) this.done = true;
+  };
+}
+
+/**
+ * Decodes a response body incrementally as chunks arrive, directed by the catalogue. Returns the JS value per
+ * the conventions in src/emulator/contract.ts. A SOAP fault → GatewayError('FAULT'); anything not decodable →
+ * GatewayError('PARSE') with a short body excerpt. Never throws anything else.
+ */
+export function createResponseDecoder(op: OperationDef, opts: DecodeOptions): ResponseDecoder {
+  return new Decoder(op, opts);
+}

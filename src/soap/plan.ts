@@ -1,0 +1,108 @@
+/**
+ * Decoding plans: the catalogue's types compiled into lookup tables the streaming decoder follows, so it
+ * knows each element's type while it reads and builds plain records directly (no DOM, no second pass).
+ */
+import { complexType, enumType } from '../catalogue/schema';
+import type { TypeRef } from '../catalogue/types';
+import { type Reader, dateReader, readBase64, readBoolean, readDouble, readEnum, readInt, readString } from './read-values';
+
+export const PRIM = 0;
+export const COMPLEX = 1;
+export const LIST = 2;
+
+export interface PrimPlan {
+  readonly k: typeof PRIM;
+  readonly read: Reader;
+}
+
+export interface FieldPlan {
+  readonly name: string;
+  readonly plan: Plan;
+}
+
+export interface ComplexPlan {
+  readonly k: typeof COMPLEX;
+  readonly name: string;
+  readonly fields: Map<string, FieldPlan>;
+  /** Value-type fields and what an absent element means for them (contract.ts conventions). */
+  readonly defaults: ReadonlyArray<readonly [string, unknown]>;
+}
+
+export interface ListPlan {
+  readonly k: typeof LIST;
+  readonly item: Plan;
+}
+
+export type Plan = PrimPlan | ComplexPlan | ListPlan;
+
+export type Zoneless = 'utc' | 'local';
+
+/** The value an absent element of this type stands for (undefined: leave the field out). */
+export function absentValue(type: TypeRef): unknown {
+  if (type.kind === 'enum') return enumType(type.name).values[0];
+  if (type.kind !== 'primitive') return undefined;
+  switch (type.name) {
+    case 'int':
+    case 'double':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'dateTime':
+      return null;
+    default:
+      return undefined;
+  }
+}
+
+class PlanCache {
+  private readonly complex = new Map<string, ComplexPlan>();
+  private readonly prims: Record<string, PrimPlan>;
+
+  constructor(zoneless: Zoneless) {
+    const p = (read: Reader): PrimPlan => ({ k: PRIM, read });
+    this.prims = {
+      string: p(readString),
+      int: p(readInt),
+      double: p(readDouble),
+      boolean: p(readBoolean),
+      dateTime: p(dateReader(zoneless)),
+      base64Binary: p(readBase64),
+      enum: p(readEnum),
+    };
+  }
+
+  plan(type: TypeRef): Plan {
+    switch (type.kind) {
+      case 'primitive':
+        return this.prims[type.name] as PrimPlan;
+      case 'enum':
+        return this.prims.enum as PrimPlan;
+      case 'list':
+        return { k: LIST, item: this.plan(type.item) };
+      case 'complex':
+        return this.complexPlan(type.name);
+    }
+  }
+
+  private complexPlan(name: string): ComplexPlan {
+    const cached = this.complex.get(name);
+    if (cached) return cached;
+    const fields = new Map<string, FieldPlan>();
+    const defaults: Array<readonly [string, unknown]> = [];
+    const plan: ComplexPlan = { k: COMPLEX, name, fields, defaults };
+    this.complex.set(name, plan); // before the fields: recursive types terminate
+    for (const f of complexType(name).fields) {
+      fields.set(f.name, { name: f.name, plan: this.plan(f.type) });
+      const d = absentValue(f.type);
+      if (d !== undefined) defaults.push([f.name, d]);
+    }
+    return plan;
+  }
+}
+
+const caches: Record<Zoneless, PlanCache | undefined> = { utc: undefined, local: undefined };
+
+export function planOf(type: TypeRef, zoneless: Zoneless): Plan {
+  const cache = (caches[zoneless] ??= new PlanCache(zoneless));
+  return cache.plan(type);
+}

@@ -1,0 +1,114 @@
+/**
+ * Fast readers for the response decoder: the common exact layouts are read with char codes, anything
+ * unusual falls back to the strict codecs of values.ts (which also produce the error).
+ */
+import { ValueFormatError, parseBase64, parseDateTime, parseDouble, parseInt32 } from './values';
+
+export type Reader = (text: string) => unknown;
+
+export function readInt(s: string): number {
+  const n = s.length;
+  if (n === 0 || n > 11) return parseInt32(s);
+  let i = 0;
+  let neg = false;
+  if (s.charCodeAt(0) === 45) {
+    if (n === 1) return parseInt32(s);
+    neg = true;
+    i = 1;
+  }
+  let v = 0;
+  for (; i < n; i++) {
+    const d = s.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return parseInt32(s);
+    v = v * 10 + d;
+  }
+  if (neg) v = -v;
+  if (v > 2147483647 || v < -2147483648) return parseInt32(s);
+  return v === 0 ? 0 : v;
+}
+
+export const readDouble: Reader = (s) => parseDouble(s);
+
+export function readBoolean(s: string): boolean {
+  switch (s) {
+    case 'true':
+    case '1':
+      return true;
+    case 'false':
+    case '0':
+      return false;
+  }
+  // Tolerant: ASMX writes lower case, but other stacks write True/False.
+  const t = s.trim().toLowerCase();
+  if (t === 'true' || t === '1') return true;
+  if (t === 'false' || t === '0') return false;
+  throw new ValueFormatError('boolean', s);
+}
+
+export const readString: Reader = (s) => s;
+
+export const readBase64: Reader = (s) => parseBase64(s);
+
+/** Enum names are kept as written, known or not (see docs/assumptions.md); only empty text is an error. */
+export function readEnum(s: string): string {
+  if (s.length > 0 && s.charCodeAt(0) > 32 && s.charCodeAt(s.length - 1) > 32) return s;
+  const t = s.trim();
+  if (!t) throw new ValueFormatError('enum', s);
+  return t;
+}
+
+const digit = (s: string, i: number): number => {
+  const d = s.charCodeAt(i) - 48;
+  return d >= 0 && d <= 9 ? d : -1000000;
+};
+const two = (s: string, i: number): number => digit(s, i) * 10 + digit(s, i + 1);
+
+/**
+ * xsd:dateTime → Date (null for 0001-01-01T00:00:00). Fast path: `YYYY-MM-DDTHH:MM:SS[.f{1,7}][Z|±HH:MM]`
+ * with valid ranges; everything else (date-only, spaces, odd years) goes through parseDateTime.
+ */
+export function dateReader(zoneless: 'utc' | 'local'): (s: string) => Date | null {
+  const slow = (s: string): Date | null => parseDateTime(s, { zoneless });
+  return (s: string): Date | null => {
+    const n = s.length;
+    if (n < 19 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84) return slow(s);
+    if (s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return slow(s);
+    const y = two(s, 0) * 100 + two(s, 2);
+    const mo = two(s, 5);
+    const d = two(s, 8);
+    const h = two(s, 11);
+    const mi = two(s, 14);
+    const sec = two(s, 17);
+    if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) {
+      return slow(s);
+    }
+    let i = 19;
+    let ms = 0;
+    if (i < n && s.charCodeAt(i) === 46) {
+      const start = ++i;
+      while (i < n && digit(s, i) >= 0) i++;
+      if (i === start || i - start > 9) return slow(s);
+      ms = Math.round(Number(`0.${s.slice(start, i)}`) * 1000);
+    }
+    let offset = 0;
+    let zoned = false;
+    if (i < n) {
+      const c = s.charCodeAt(i);
+      if (c === 90 && i + 1 === n) zoned = true;
+      else if ((c === 43 || c === 45) && i + 6 === n && s.charCodeAt(i + 3) === 58) {
+        const oh = two(s, i + 1);
+        const om = two(s, i + 4);
+        if (oh < 0 || om < 0) return slow(s);
+        offset = (c === 45 ? -1 : 1) * (oh * 60 + om);
+        zoned = true;
+      } else return slow(s);
+    }
+    if (y === 1 && mo === 1 && d === 1 && h === 0 && mi === 0 && sec === 0) return null;
+    if (y < 100) return slow(s); // Date.UTC maps years 0–99 to 1900+
+    let t: number;
+    if (zoned) t = Date.UTC(y, mo - 1, d, h, mi, sec, ms) - offset * 60000;
+    else if (zoneless === 'local') t = new Date(y, mo - 1, d, h, mi, sec, ms).getTime();
+    else t = Date.UTC(y, mo - 1, d, h, mi, sec, ms);
+    return new Date(t);
+  };
+}
