@@ -1,0 +1,129 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DEFAULT_NAMESPACES, DEFAULT_PATHS, namespaceKind, operationsOf } from '../catalogue';
+import type { ServiceName } from '../catalogue/types';
+import type { EmulatorControl, GatewayBackend } from './contract';
+import { FaultInjector } from './wire/fault-injection';
+import type { EmulatorOptions } from './wire/options';
+import { RequestLog } from './wire/request-log';
+import { createRequestHandler, type ServiceEntry } from './wire/server';
+import { DEFAULT_XML_LIMITS } from './wire/xml-tree';
+
+export type { EmulatorOptions } from './wire/options';
+export type { FaultKind, FaultSpec } from './wire/fault-injection';
+export { FaultInjector } from './wire/fault-injection';
+export type { RequestLogEntry } from './wire/request-log';
+export type * from './contract';
+
+export type EmulatorBackend = GatewayBackend & EmulatorControl;
+
+export interface RunningEmulator {
+  /** Base URL, e.g. `http://127.0.0.1:41234` (service paths are below it). */
+  readonly url: string;
+  readonly port: number;
+  readonly host: string;
+  /** The business state (GatewayState unless a backend was passed). */
+  readonly state: EmulatorBackend;
+  /** Same object as `state`, typed as the control interface. */
+  readonly control: EmulatorControl;
+  readonly faults: FaultInjector;
+  readonly requests: RequestLog;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+const WSDL_NAMES: Record<ServiceName, string> = {
+  information: 'Information',
+  send: 'Send',
+  customer: 'Customer',
+  legacy: 'SMSSend',
+};
+
+type StateCtor = new (options: EmulatorOptions) => EmulatorBackend;
+
+function createState(options: EmulatorOptions): EmulatorBackend {
+  if (options.backend) return options.backend;
+  // Loaded lazily so that the wire layer builds and tests on its own while the state is developed beside it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mod = require('./state/index') as { GatewayState?: StateCtor };
+  if (!mod.GatewayState) throw new Error('GatewayState is not available');
+  return new mod.GatewayState(options);
+}
+
+export function serviceEntries(options: EmulatorOptions): ServiceEntry[] {
+  const ns = {
+    gateway: options.gatewayNamespace ?? DEFAULT_NAMESPACES.gateway,
+    legacy: options.legacyNamespace ?? DEFAULT_NAMESPACES.legacy,
+  };
+  const paths: Record<ServiceName, string> = {
+    ...DEFAULT_PATHS,
+    customer: options.customerPath ?? DEFAULT_PATHS.customer,
+  };
+  return (Object.keys(paths) as ServiceName[]).map((service) => ({
+    service,
+    path: paths[service],
+    ns: ns[namespaceKind(service)],
+    ops: operationsOf(service),
+    wsdlName: WSDL_NAMES[service],
+  }));
+}
+
+/** Starts the emulator: HTTP on host:port, all four services, the control API under /_emulator/. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const host = options.host ?? '127.0.0.1';
+  const state = createState(options);
+  const faults = new FaultInjector();
+  const requests = new RequestLog(options.requestLogSize ?? 200);
+  const handler = createRequestHandler(
+    {
+      services: serviceEntries(options),
+      enableGet: options.enableGet ?? true,
+      enablePost: options.enablePost ?? true,
+      verboseFaults: options.verboseFaults ?? false,
+      maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+      limits: {
+        ...DEFAULT_XML_LIMITS,
+        maxDepth: options.maxXmlDepth ?? DEFAULT_XML_LIMITS.maxDepth,
+        maxAttributeLength: options.maxAttributeLength ?? DEFAULT_XML_LIMITS.maxAttributeLength,
+      },
+    },
+    { backend: state, faults, log: requests, startedAt: Date.now() },
+  );
+  const server = createServer({ maxHeaderSize: 64 * 1024 }, handler);
+  if (options.maxConnections !== undefined) server.maxConnections = options.maxConnections;
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable)
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    host,
+    state,
+    control: state,
+    faults,
+    requests,
+    server,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }).then(async () => {
+        const closable = state as Partial<{ close(): unknown }>;
+        if (typeof closable.close === 'function') await closable.close();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import type { GatewayStateOptions } from '../state/options';
+import type { EmulatorControl, GatewayBackend } from '../contract';
+
+/** Options of `startEmulator`. Wire options first; the rest is handed to the business state. */
+export interface EmulatorOptions extends GatewayStateOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+  gatewayNamespace?: string;
+  legacyNamespace?: string;
+  /** Path of the customer service (the spec does not show it), default /gateway/Customer.asmx. */
+  customerPath?: string;
+  /** HTTP GET binding (default true: the emulator is a sandbox; real ASMX has it off). */
+  enableGet?: boolean;
+  /** HTTP POST binding (default true). */
+  enablePost?: boolean;
+  /** Fault strings in the verbose stack-trace form instead of the short form. */
+  verboseFaults?: boolean;
+  /** Largest request body accepted; larger ones get 413 (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** Simultaneous connections (default: unlimited). */
+  maxConnections?: number;
+  /** Deepest element nesting accepted in a request (default 64). */
+  maxXmlDepth?: number;
+  /** Longest attribute value accepted in a request (default 16 KiB). */
+  maxAttributeLength?: number;
+  /** Entries kept by GET /_emulator/requests (default 200). */
+  requestLogSize?: number;
+  /** Use this backend instead of a new GatewayState (tests, custom behaviour). */
+  backend?: GatewayBackend & EmulatorControl;
+}

@@ -1,0 +1,83 @@
+import { complexType } from '../../catalogue';
+import type { TypeRef } from '../../catalogue/types';
+import { escapeText } from '../../soap/escape';
+import {
+  MIN_DATE_TEXT,
+  formatBase64,
+  formatBoolean,
+  formatDateTimeWithOffset,
+  formatDouble,
+} from '../../soap/values';
+
+/**
+ * Literal XmlSerializer output for one value, as template strings. `pretty` gives the GET/POST form
+ * (2-space indent, CRLF); SOAP bodies are written on one line.
+ */
+
+const indent = (pretty: boolean, depth: number): string => (pretty ? '\r\n' + '  '.repeat(depth) : '');
+
+/** Text of a primitive or enum value (unescaped). */
+export function scalarText(type: TypeRef, value: unknown): string {
+  if (type.kind === 'enum') return String(value);
+  if (type.kind !== 'primitive') return '';
+  switch (type.name) {
+    case 'string':
+      return String(value);
+    case 'int': {
+      const n = Math.trunc(Number(value));
+      return Number.isFinite(n) ? String(n) : '0';
+    }
+    case 'double':
+      return formatDouble(Number(value));
+    case 'boolean':
+      return formatBoolean(Boolean(value));
+    case 'dateTime':
+      if (value === null) return MIN_DATE_TEXT;
+      if (value instanceof Date) return formatDateTimeWithOffset(value, 0);
+      return String(value);
+    case 'base64Binary':
+      return value instanceof Uint8Array ? formatBase64(value) : String(value);
+  }
+}
+
+const isAbsent = (type: TypeRef, value: unknown): boolean =>
+  value === undefined || (value === null && !(type.kind === 'primitive' && type.name === 'dateTime'));
+
+export function literalElement(
+  name: string,
+  type: TypeRef,
+  value: unknown,
+  depth: number,
+  pretty: boolean,
+): string {
+  if (isAbsent(type, value)) return '';
+  const pad = indent(pretty, depth);
+  if (type.kind === 'list') {
+    if (!Array.isArray(value)) return '';
+    if (value.length === 0) return `${pad}<${name} />`;
+    let inner = '';
+    for (const item of value) {
+      inner +=
+        item === null || item === undefined
+          ? `${indent(pretty, depth + 1)}<${type.itemElement} xsi:nil="true" />`
+          : literalElement(type.itemElement, type.item, item, depth + 1, pretty);
+    }
+    return `${pad}<${name}>${inner}${pad}</${name}>`;
+  }
+  if (type.kind === 'complex') {
+    const inner = complexContent(type.name, value, depth + 1, pretty);
+    return inner ? `${pad}<${name}>${inner}${pad}</${name}>` : `${pad}<${name} />`;
+  }
+  const text = escapeText(scalarText(type, value));
+  return text ? `${pad}<${name}>${text}</${name}>` : `${pad}<${name} />`;
+}
+
+/** The fields of a complex value in declaration order; fields left undefined are omitted. */
+export function complexContent(typeName: string, value: unknown, depth: number, pretty: boolean): string {
+  if (typeof value !== 'object' || value === null) return '';
+  const record = value as Record<string, unknown>;
+  let out = '';
+  for (const f of complexType(typeName).fields)
+    out += literalElement(f.name, f.type, record[f.name], depth, pretty);
+  return out;
+}

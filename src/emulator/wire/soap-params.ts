@@ -1,0 +1,173 @@
+import { enumType } from '../../catalogue';
+import type { OperationDef, TypeRef } from '../../catalogue/types';
+import {
+  ValueFormatError,
+  parseBase64,
+  parseBoolean,
+  parseDateTime,
+  parseDouble,
+  parseInt32,
+} from '../../soap/values';
+import type { ParamValues } from '../contract';
+import { unableToRead } from './faults';
+import { NS } from './ns';
+import { attr, resolveQName, type XmlElement } from './xml-tree';
+
+/**
+ * Reads operation parameters out of a SOAP Body the way XmlSerializer does: directed by the catalogue, any
+ * order, unknown or mis-namespaced elements ignored, missing ones left at their .NET default (contract.ts).
+ */
+
+const INPUT_STRING = 'Input string was not in a correct format.';
+
+function valueFault(el: XmlElement, message: string): never {
+  throw unableToRead(`There is an error in XML document (${el.line}, ${el.column}).`, message);
+}
+
+function isNil(el: XmlElement): boolean {
+  const nil = attr(el, NS.xsi, 'nil') ?? attr(el, NS.xsi, 'null');
+  return nil !== undefined && (nil.trim() === 'true' || nil.trim() === '1');
+}
+
+/** Default of a parameter that is absent (contract.ts). */
+export function defaultValue(type: TypeRef): unknown {
+  if (type.kind === 'enum') return enumType(type.name).values[0];
+  if (type.kind !== 'primitive') return undefined;
+  switch (type.name) {
+    case 'int':
+    case 'double':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'dateTime':
+      return null;
+    default:
+      return undefined;
+  }
+}
+
+function readScalar(el: XmlElement, type: TypeRef): unknown {
+  const text = el.text;
+  try {
+    if (type.kind === 'enum') {
+      const def = enumType(type.name);
+      const name = text.trim();
+      if (!def.values.includes(name))
+        valueFault(el, `Instance validation error: '${text}' is not a valid value for ${type.name}.`);
+      return name;
+    }
+    if (type.kind !== 'primitive') return undefined;
+    switch (type.name) {
+      case 'string':
+        return text;
+      case 'int':
+        return parseInt32(text);
+      case 'double':
+        return parseDouble(text);
+      case 'boolean':
+        return parseBoolean(text);
+      case 'dateTime':
+        return parseDateTime(text);
+      case 'base64Binary':
+        return parseBase64(text);
+    }
+  } catch (err) {
+    if (err instanceof ValueFormatError) {
+      const msg =
+        type.kind === 'primitive' && type.name === 'dateTime'
+          ? `The string '${text}' is not a valid AllXsd value.`
+          : INPUT_STRING;
+      valueFault(el, msg);
+    }
+    throw err;
+  }
+  return undefined;
+}
+
+// ---------- document/literal
+
+function readLiteral(el: XmlElement, type: TypeRef, ns: string): unknown {
+  if (isNil(el)) return type.kind === 'primitive' && type.name === 'dateTime' ? null : undefined;
+  if (type.kind === 'list') {
+    return el.children
+      .filter((c) => c.local === type.itemElement && c.ns === ns)
+      .map((c) => readLiteral(c, type.item, ns));
+  }
+  if (type.kind === 'complex') return undefined;
+  return readScalar(el, type);
+}
+
+export function readLiteralParams(
+  op: OperationDef,
+  wrapper: XmlElement | undefined,
+  ns: string,
+): ParamValues {
+  const values: ParamValues = {};
+  const matches = wrapper !== undefined && wrapper.local === op.name && wrapper.ns === ns;
+  for (const p of op.params) {
+    const el = matches ? wrapper.children.find((c) => c.local === p.name && c.ns === ns) : undefined;
+    values[p.name] = el ? readLiteral(el, p.type, ns) : defaultValue(p.type);
+  }
+  return values;
+}
+
+// ---------- RPC/encoded
+
+/** Follows `href="#id"` (1.1 multi-ref) or `enc:ref="id"` (1.2) to the element holding the value. */
+function deref(el: XmlElement, body: XmlElement, depth = 0): XmlElement {
+  if (depth > 8) return el;
+  const href = attr(el, '', 'href');
+  const ref = attr(el, NS.enc12, 'ref') ?? attr(el, NS.enc11, 'ref');
+  const id = href !== undefined ? href.trim().replace(/^#/, '') : ref?.trim();
+  if (id === undefined) return el;
+  const target = findById(body, id);
+  return target ? deref(target, body, depth + 1) : el;
+}
+
+function findById(root: XmlElement, id: string): XmlElement | undefined {
+  const stack = [...root.children];
+  while (stack.length) {
+    const e = stack.shift() as XmlElement;
+    if (attr(e, '', 'id') === id || attr(e, NS.enc12, 'id') === id || attr(e, NS.enc11, 'id') === id)
+      return e;
+    stack.push(...e.children);
+  }
+  return undefined;
+}
+
+function isEncodedArray(el: XmlElement): boolean {
+  if (attr(el, NS.enc11, 'arrayType') !== undefined) return true;
+  if (attr(el, NS.enc12, 'itemType') !== undefined || attr(el, NS.enc12, 'arraySize') !== undefined)
+    return true;
+  const xsiType = attr(el, NS.xsi, 'type');
+  if (xsiType === undefined) return false;
+  const q = resolveQName(el, xsiType);
+  return q.local === 'Array' && (q.ns === NS.enc11 || q.ns === NS.enc12);
+}
+
+function readEncoded(raw: XmlElement, type: TypeRef, body: XmlElement): unknown {
+  const el = deref(raw, body);
+  if (isNil(el)) return type.kind === 'primitive' && type.name === 'dateTime' ? null : undefined;
+  if (type.kind === 'list') {
+    // The .NET reader does not see an array without arrayType/itemType: the parameter stays null.
+    if (!isEncodedArray(el)) return undefined;
+    return el.children.map((c) => readEncoded(c, type.item, body));
+  }
+  if (type.kind === 'complex') return undefined;
+  return readScalar(el, type);
+}
+
+export function readEncodedParams(
+  op: OperationDef,
+  wrapper: XmlElement | undefined,
+  ns: string,
+  body: XmlElement,
+): ParamValues {
+  const values: ParamValues = {};
+  const matches = wrapper !== undefined && wrapper.local === op.name && wrapper.ns === ns;
+  for (const p of op.params) {
+    const el = matches ? wrapper.children.find((c) => c.local === p.name && c.ns === '') : undefined;
+    values[p.name] = el ? readEncoded(el, p.type, body) : defaultValue(p.type);
+  }
+  return values;
+}
