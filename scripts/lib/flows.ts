@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { ROOT } from './package';
+
+export const CONFIG_TYPE = 'smsgw-config';
+export const DEMO = { user: 'demo', password: 'demo-password' } as const;
+
+export type FlowNode = Record<string, unknown> & { id: string; type: string; z?: string };
+
+export interface Example {
+  /** Path under examples/ without .json: also the label under Import > Examples. */
+  name: string;
+  nodes: FlowNode[];
+}
+
+export function listExamples(dir = join(ROOT, 'examples')): Example[] {
+  const out: Example[] = [];
+  const walk = (d: string): void => {
+    if (!existsSync(d)) return;
+    for (const entry of readdirSync(d).sort()) {
+      const p = join(d, entry);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (entry.endsWith('.json')) {
+        const parsed = JSON.parse(readFileSync(p, 'utf8')) as unknown;
+        if (!Array.isArray(parsed)) throw new Error(`${p} is not a flow export (array of nodes)`);
+        out.push({ name: relative(dir, p).replace(/\.json$/, ''), nodes: parsed as FlowNode[] });
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Deep-replaces every string equal to a key of `map` (ids appear in wires, z, g, links and config references). */
+function remap(value: unknown, map: Map<string, string>): unknown {
+  if (typeof value === 'string') return map.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((v) => remap(v, map));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, remap(v, map)]));
+  }
+  return value;
+}
+
+/**
+ * The example flows, ready to deploy side by side: ids made unique per example (two examples may reuse ids),
+ * a tab added where an example has none, and every gateway config node pointed at `baseUrl` with the demo
+ * credentials inline (Node-RED strips and encrypts them on deploy).
+ */
+export function examplesForDeploy(baseUrl: string, examples = listExamples()): FlowNode[] {
+  const all: FlowNode[] = [];
+  for (const ex of examples) {
+    const map = new Map<string, string>();
+    for (const n of ex.nodes) {
+      map.set(n.id, createHash('sha1').update(`${ex.name}\0${n.id}`).digest('hex').slice(0, 16));
+    }
+    const nodes = remap(ex.nodes, map) as FlowNode[];
+    const ids = new Set(nodes.map((n) => n.id));
+    const missingTabs = new Set(nodes.map((n) => n.z).filter((z): z is string => !!z && !ids.has(z)));
+    for (const z of missingTabs) all.push({ id: z, type: 'tab', label: ex.name, disabled: false, info: '' });
+    for (const n of nodes) {
+      if (n.type === CONFIG_TYPE) all.push({ ...n, baseUrl, credentials: { ...DEMO } });
+      else all.push(n);
+    }
+  }
+  return all;
+}
