@@ -1,0 +1,257 @@
+/**
+ * The life of a job, computed from the clock ("catch up on read"): every call first runs the transitions that
+ * are due, so results never depend on timers. Offen → (processingMs) InBearbeitung, charged → (deliveryMs)
+ * Erledigt with reports (Fehler when every recipient failed). No credit: ZuWenigKontingent until released.
+ */
+import type { SubscriberState } from '../contract';
+import { DueQueue } from './due-queue';
+import type { AccountState, JobRecord, LogPriority } from './model';
+import type { ResolvedOptions } from './options';
+import type { Store } from './store';
+
+export interface NewJob {
+  typ: string;
+  sender: string;
+  caption: string;
+  text: string;
+  recipients: string[];
+  segments: number;
+  /** Price of one segment to one recipient. */
+  unitPrice: number;
+  binDataTyp?: string;
+  binData?: string;
+  priority?: number;
+  favoredAt: number | null;
+  /** Extra log lines written at creation (e.g. an ignored JobPriority). */
+  notes?: Array<[LogPriority, string]>;
+}
+
+export const roundCredits = (n: number): number => Math.round(n * 10_000) / 10_000;
+
+const OUTCOME: Record<SubscriberState, { status: string; code: number; text: string }> = {
+  ok: { status: 'DELIVERED', code: 0, text: 'Delivered' },
+  unknown: { status: 'UNDELIV', code: 1, text: 'Unknown subscriber' },
+  unreachable: { status: 'EXPIRED', code: 27, text: 'Absent subscriber' },
+};
+
+const HLR_RESULT: Record<SubscriberState, { status: number; necValue: string; gsmError: string }> = {
+  ok: { status: 0, necValue: 'OK', gsmError: '0' },
+  unknown: { status: 1, necValue: 'UNKNOWN_SUBSCRIBER', gsmError: '1' },
+  unreachable: { status: 2, necValue: 'ABSENT_SUBSCRIBER', gsmError: '27' },
+};
+
+export class JobEngine {
+  private readonly queue = new DueQueue();
+
+  constructor(
+    private readonly store: Store,
+    private readonly opts: ResolvedOptions,
+  ) {}
+
+  /** Rebuilds the due queue after the state was loaded from a file. */
+  reindex(): void {
+    this.queue.clear();
+    for (const job of this.store.jobs.values()) {
+      if (job.dueAt !== null) this.queue.push({ at: job.dueAt, jobId: job.id });
+    }
+  }
+
+  available(state: AccountState): number {
+    return roundCredits(state.account.balance - state.account.reserved);
+  }
+
+  create(state: AccountState, input: NewJob, now: number): JobRecord {
+    const amount = roundCredits(input.unitPrice * input.segments * input.recipients.length);
+    const job: JobRecord = {
+      id: this.store.nextId('job'),
+      user: state.account.user,
+      custId: state.account.custId,
+      typ: input.typ,
+      sender: input.sender,
+      caption: input.caption,
+      text: input.text,
+      status: 'Offen',
+      recipients: input.recipients,
+      segments: input.segments,
+      amount,
+      binDataTyp: input.binDataTyp ?? 'None',
+      binData: input.binData ?? '',
+      priority: input.priority ?? 0,
+      favoredAt: input.favoredAt,
+      createdAt: now,
+      sentAt: null,
+      changedAt: now,
+      phase: 'send',
+      dueAt: null,
+      outcomes: [],
+      reports: [],
+      logs: [],
+    };
+    this.store.addJob(state, job);
+    this.log(
+      job,
+      'Info',
+      `Job created: ${input.recipients.length} recipient(s), ${input.segments} segment(s) each`,
+      now,
+    );
+    for (const [priority, text] of input.notes ?? []) this.log(job, priority, text, now);
+    if (this.available(state) >= amount) this.schedule(state, job, now);
+    else this.waitForCredit(job, now);
+    return job;
+  }
+
+  /** Runs every transition due at or before `now`, in time order. */
+  tick(now: number): void {
+    for (let e = this.queue.peek(); e && e.at <= now; e = this.queue.peek()) {
+      this.queue.pop();
+      const job = this.store.jobs.get(e.jobId);
+      if (job && job.dueAt === e.at) this.step(job, e.at);
+    }
+  }
+
+  /** Releases jobs waiting for credit, oldest first, as far as the available balance reaches. */
+  release(state: AccountState, now: number): void {
+    for (const job of state.jobs) {
+      if (job.phase === 'credit' && this.available(state) >= job.amount) this.schedule(state, job, now);
+    }
+  }
+
+  /** Sends and completes every job that is waiting to be sent or delivered, at `now`. */
+  finishAll(now: number): number {
+    let finished = 0;
+    for (const job of this.store.jobs.values()) {
+      if (job.phase === 'send') {
+        job.dueAt = now;
+        this.step(job, now);
+      }
+      if (job.phase === 'deliver') {
+        job.dueAt = now;
+        this.step(job, now);
+        finished += 1;
+      }
+    }
+    return finished;
+  }
+
+  private schedule(state: AccountState, job: JobRecord, now: number): void {
+    state.account.reserved = roundCredits(state.account.reserved + job.amount);
+    job.phase = 'send';
+    job.status = 'Offen';
+    job.changedAt = now;
+    const start = Math.max(now, job.favoredAt ?? now);
+    this.due(job, start + this.opts.processingMs);
+    if (start > now) this.log(job, 'Info', `Job scheduled for ${new Date(start).toISOString()}`, now);
+  }
+
+  private waitForCredit(job: JobRecord, now: number): void {
+    job.phase = 'credit';
+    job.status = 'ZuWenigKontingent';
+    job.dueAt = null;
+    job.changedAt = now;
+    this.log(job, 'Warn', `Insufficient credits: ${job.amount} needed, job queued`, now);
+  }
+
+  private due(job: JobRecord, at: number): void {
+    job.dueAt = at;
+    this.queue.push({ at, jobId: job.id });
+  }
+
+  private step(job: JobRecord, at: number): void {
+    const state = this.store.get(job.user);
+    if (!state) return;
+    if (job.phase === 'send') this.send(state, job, at);
+    else if (job.phase === 'deliver') this.deliver(state, job, at);
+  }
+
+  private send(state: AccountState, job: JobRecord, at: number): void {
+    const account = state.account;
+    account.reserved = roundCredits(Math.max(0, account.reserved - job.amount));
+    if (account.balance < job.amount) {
+      this.waitForCredit(job, at);
+      return;
+    }
+    account.balance = roundCredits(account.balance - job.amount);
+    job.phase = 'deliver';
+    job.status = 'InBearbeitung';
+    job.sentAt = at;
+    job.changedAt = at;
+    job.outcomes = job.recipients.map((r) => this.store.subscriberState(r));
+    this.log(
+      job,
+      'Info',
+      `Job sent: ${job.recipients.length * job.segments} SMS, ${job.amount} credits charged`,
+      at,
+    );
+    this.due(job, at + this.opts.deliveryMs);
+  }
+
+  private deliver(state: AccountState, job: JobRecord, at: number): void {
+    if (job.typ === 'HLR') this.hlrResults(state, job, at);
+    else this.reports(state, job, at);
+    const failed = job.outcomes.filter((o) => o !== 'ok').length;
+    job.phase = 'done';
+    job.dueAt = null;
+    job.status = failed > 0 && failed === job.recipients.length && job.typ !== 'HLR' ? 'Fehler' : 'Erledigt';
+    job.changedAt = at;
+    this.log(
+      job,
+      failed > 0 && job.typ !== 'HLR' ? 'Warn' : 'Info',
+      `Job finished: ${job.recipients.length - failed} delivered, ${failed} failed`,
+      at,
+    );
+  }
+
+  private reports(state: AccountState, job: JobRecord, at: number): void {
+    job.recipients.forEach((recipient, i) => {
+      const outcome = OUTCOME[job.outcomes[i] ?? 'ok'];
+      for (let sequence = 1; sequence <= job.segments; sequence++) {
+        this.store.addReport(state, job, {
+          id: this.store.nextId('report'),
+          jobId: job.id,
+          recipient,
+          status: outcome.status,
+          msgCode: outcome.code,
+          msgText: outcome.text,
+          at,
+          sequence,
+          caption: job.caption,
+          createdAt: job.sentAt ?? at,
+          unknownSubscriber: job.outcomes[i] === 'unknown',
+        });
+      }
+    });
+  }
+
+  private hlrResults(state: AccountState, job: JobRecord, at: number): void {
+    job.recipients.forEach((number, i) => {
+      const outcome = job.outcomes[i] ?? 'ok';
+      const r = HLR_RESULT[outcome];
+      state.hlr.push({
+        id: this.store.nextId('hlr'),
+        jobId: job.id,
+        status: r.status,
+        ref: i + 1,
+        number,
+        networkType: outcome === 'unknown' ? '' : 'GSM',
+        necValue: r.necValue,
+        normNetCode: outcome === 'unknown' ? '' : this.opts.hlrNetworkCode,
+        gsmError: r.gsmError,
+        createdAt: job.createdAt,
+        receivedAt: at,
+        collected: false,
+      });
+    });
+  }
+
+  log(job: JobRecord, priority: LogPriority, text: string, at: number): void {
+    job.logs.push({
+      id: this.store.nextId('log'),
+      custId: job.custId,
+      jobId: job.id,
+      priority,
+      caption: job.caption,
+      text,
+      at,
+    });
+  }
+}

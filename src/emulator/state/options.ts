@@ -1,0 +1,127 @@
+/** Options of the emulator's business state and their defaults (each default is a documented guess). */
+
+export interface AccountSeed {
+  user: string;
+  password: string;
+  /** SMSCR logs in with serial/password; default: the user name. */
+  serial?: string;
+  balance?: number;
+  locked?: boolean;
+  /** null (default) allows every address. */
+  ipAllowList?: string[] | null;
+  /** Whether SendSMS may set JobPriority (default false: the value is ignored and a Warn log entry written). */
+  priorityEnabled?: boolean;
+  companyName?: string;
+}
+
+export interface TimingOptions {
+  /** From the due time (creation or SendDate) until the job is handed to the network and charged. */
+  processingMs?: number;
+  /** From handing over until the final delivery reports (and HLR results) exist. */
+  deliveryMs?: number;
+}
+
+export interface GatewayStateOptions {
+  user?: string;
+  password?: string;
+  balance?: number;
+  accounts?: AccountSeed[];
+  /** JSON seed and persistence file: loaded when it exists, saved (temp file + rename) after changes and on close(). */
+  stateFile?: string;
+  /** Debounce of state-file writes (default 200 ms). */
+  saveDelayMs?: number;
+  timing?: TimingOptions;
+  /** Injectable clock (ms since epoch), default Date.now. advance() adds to it. */
+  clock?: () => number;
+  /** Price per SMS segment and recipient, keyed by JobType name (`Standart`, `HighQuality`, `HLR`, ...). */
+  prices?: Record<string, number>;
+  /** Case-insensitive substrings that make a text `MsgTextBlacklistFound`. */
+  blacklist?: string[];
+  /** Same sender, recipients, text and caption within this window is `DuplicateSMSJobFound`; 0 disables. */
+  duplicateWindowMs?: number;
+  /** Most segments a long SMS may have (default 10); more is `SMSTypeError`. */
+  maxSegments?: number;
+  /** Non-long types (Standard, Flash, HighQuality, ...) with a text longer than one SMS: reject or truncate. */
+  tooLongText?: 'reject' | 'truncate';
+  /** International prefixes (digits, no +) treated as mobile by SendMobileOrFixlineSMS. */
+  mobilePrefixes?: string[];
+  /** Country code assumed for national numbers starting with a single 0 (default 49). */
+  defaultCountryCode?: string;
+  /** Zone of the date text in legacy strings, written and read (minutes east of UTC, default 0 = UTC). */
+  legacyTextOffsetMinutes?: number;
+  /** NormNetCode (MCC+MNC) of reachable numbers in HLR results (default 26201). */
+  hlrNetworkCode?: string;
+}
+
+export const DEFAULT_PRICES: Readonly<Record<string, number>> = {
+  Standart: 1,
+  Flash: 1,
+  StandartDeliveryNotification: 1,
+  StandartLongSMS: 1,
+  StandartClass0: 1,
+  AbsenderUeberAusland: 1,
+  NoSenderAusland: 1,
+  HighQuality: 1.5,
+  HighQualityLong: 1.5,
+  Festnetz: 2,
+  HLR: 0.5,
+  /** Every other (binary) type. */
+  default: 1,
+};
+
+export interface ResolvedOptions {
+  readonly accounts: AccountSeed[];
+  readonly stateFile: string | undefined;
+  readonly saveDelayMs: number;
+  readonly processingMs: number;
+  readonly deliveryMs: number;
+  readonly clock: () => number;
+  readonly prices: Readonly<Record<string, number>>;
+  readonly blacklist: string[];
+  readonly duplicateWindowMs: number;
+  readonly maxSegments: number;
+  readonly tooLongText: 'reject' | 'truncate';
+  readonly mobilePrefixes: string[];
+  readonly defaultCountryCode: string;
+  readonly legacyTextOffsetMinutes: number;
+  readonly hlrNetworkCode: string;
+}
+
+export const DEFAULT_MOBILE_PREFIXES = [
+  '4915',
+  '4916',
+  '4917',
+  '436',
+  '417',
+  '447',
+  '336',
+  '337',
+  '393',
+  '346',
+  '347',
+];
+
+export function resolveOptions(o: GatewayStateOptions = {}): ResolvedOptions {
+  const main: AccountSeed = {
+    user: o.user ?? 'demo',
+    password: o.password ?? 'demo-password',
+    balance: o.balance ?? 100,
+  };
+  return {
+    accounts: [main, ...(o.accounts ?? []).filter((a) => a.user !== main.user)],
+    stateFile: o.stateFile,
+    saveDelayMs: o.saveDelayMs ?? 200,
+    processingMs: o.timing?.processingMs ?? 200,
+    deliveryMs: o.timing?.deliveryMs ?? 500,
+    clock: o.clock ?? Date.now,
+    prices: { ...DEFAULT_PRICES, ...o.prices },
+    blacklist: (o.blacklist ?? ['BLACKLISTED']).map((w) => w.toLowerCase()).filter((w) => w !== ''),
+    duplicateWindowMs: o.duplicateWindowMs ?? 60_000,
+    maxSegments: o.maxSegments ?? 10,
+    tooLongText: o.tooLongText ?? 'reject',
+    mobilePrefixes: o.mobilePrefixes ?? DEFAULT_MOBILE_PREFIXES,
+    defaultCountryCode: o.defaultCountryCode ?? '49',
+    legacyTextOffsetMinutes: o.legacyTextOffsetMinutes ?? 0,
+    hlrNetworkCode: o.hlrNetworkCode ?? '26201',
+  };
+}
