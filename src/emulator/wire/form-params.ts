@@ -9,15 +9,6 @@ import { FormError } from './faults';
  * repeated decimal bytes, scalars converted like Convert.ChangeType (not XML Schema rules).
  */
 
-const DOTNET_TYPE: Record<string, string> = {
-  string: 'System.String',
-  int: 'System.Int32',
-  double: 'System.Double',
-  boolean: 'System.Boolean',
-  dateTime: 'System.DateTime',
-  base64Binary: 'System.Byte',
-};
-
 function cannotConvert(
   value: string,
   type: string,
@@ -144,5 +135,3 @@ export function readFormParams(op: OperationDef, form: Map<string, string[]>): P
   }
   return values;
 }
-
-export { DOTNET_TYPE };

@@ -52,7 +52,7 @@ export function decodeBody(body: Buffer, media: MediaType): string {
     return body.subarray(3).toString('utf8');
   const charset = media.params['charset']?.toLowerCase();
   if (!charset) {
-    if (media.type === 'text/xml') return body.toString('latin1').replace(/[^\x00-\x7f]/g, '?');
+    if (media.type === 'text/xml') return body.toString('latin1').replace(/[\u0080-\uffff]/g, '?');
     return body.toString('utf8');
   }
   try {
