@@ -336,12 +336,12 @@ describe('emulator wire: error answers', () => {
         );
         assert.match(
           f.text,
-          /^System\.Web\.Services\.Protocols\.SoapException: Server was unable to process request\. ---> System\.Exception: database down\n   at /,
+          /^System\.Web\.Services\.Protocols\.SoapException: Server was unable to process request\. ---> System\.Exception: database down\n {3}at /,
         );
         const g = await http(v.url, 'GET', '/gateway/Information.asmx/QueryAccountBalance?User=a');
         assert.match(
           g.body,
-          /^System\.InvalidOperationException: Missing parameter: Password\.\r\n   at System\.Web\.Services/,
+          /^System\.InvalidOperationException: Missing parameter: Password\.\r\n {3}at System\.Web\.Services/,
         );
       } finally {
         await v.close();
