@@ -92,7 +92,7 @@ export const OPERATIONS: readonly OperationDef[] = [
   typed(
     'information',
     'QueryReceivedDLR',
-    [...auth, p('StartDate', t.dateTime), p('Limit', t.int, { doc: 'at most 5000' })],
+    [...auth, p('StartDate', t.dateTime), p('Limit', t.int, { doc: 'at most 5000', max: 5000 })],
     'SOAPResponseOfListOfSMSReport',
     'Delivery receipts since a date.',
   ),

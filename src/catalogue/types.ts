@@ -44,6 +44,8 @@ export interface ParamDef {
   readonly allowed?: readonly string[];
   /** A free-text note from the spec, shown in editor lists and docs. */
   readonly doc?: string;
+  /** Largest value the spec allows (int parameters); the client refuses more before sending. */
+  readonly max?: number;
 }
 
 /**

@@ -1,0 +1,396 @@
+import type { Dispatcher } from 'undici';
+import { DEFAULT_PATHS, findOperation, namespaceKind, operationsOf } from '../catalogue';
+import type { OperationDef, ServiceName } from '../catalogue/types';
+import { GatewayError } from '../errors';
+import { parseLegacyResult } from '../soap/legacy';
+import { buildRequest, type Transport } from '../soap/request';
+import { readTargetNamespace } from '../soap/wsdl';
+import { createDispatcher } from '../transport/dispatcher';
+import { exchange, type BodyConsumer, type HttpRequest } from '../transport/http';
+import { methodName } from './names';
+import { NamespaceCache } from './namespaces';
+import type { CallOptions, GatewayClientOptions } from './options';
+import { typedOutcome } from './outcome';
+import { consumerFor } from './response';
+import { cleanCause, makeCleaner } from './secrets';
+import type {
+  CustomerMethods,
+  InformationMethods,
+  LegacyMethods,
+  OperationTypes,
+  SendMethods,
+} from './types.generated';
+import { validateParams } from './validate';
+
+const TRANSPORTS: readonly Transport[] = ['soap11', 'soap12', 'get', 'post'];
+const SERVICES: readonly ServiceName[] = ['information', 'send', 'customer', 'legacy'];
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
+const WSDL_LIMIT = 4 * 1024 * 1024;
+
+/** Parameters of `call(service, operation, ...)`. */
+export type ParamsOf<
+  S extends ServiceName,
+  O extends keyof OperationTypes[S],
+> = OperationTypes[S][O] extends {
+  params: infer P;
+}
+  ? P
+  : never;
+/** What `call(service, operation, ...)` resolves with: the decoded answer as the service sent it. */
+export type ResultOf<
+  S extends ServiceName,
+  O extends keyof OperationTypes[S],
+> = OperationTypes[S][O] extends {
+  result: infer R;
+}
+  ? R
+  : never;
+/** What the typed method resolves with. */
+export type ValueOf<S extends ServiceName, O extends keyof OperationTypes[S]> = OperationTypes[S][O] extends {
+  value: infer V;
+}
+  ? V
+  : never;
+
+function configError(message: string): never {
+  throw new GatewayError('CONFIG', message, { ambiguous: false });
+}
+
+function positiveInt(name: string, v: number | undefined, dflt: number, min = 1): number {
+  if (v === undefined) return dflt;
+  if (!Number.isInteger(v) || v < min) configError(`${name} must be an integer ≥ ${min}`);
+  return v;
+}
+
+function parseBaseUrl(baseUrl: unknown): URL {
+  try {
+    return new URL(String(baseUrl));
+  } catch {
+    return configError('baseUrl is not a valid URL');
+  }
+}
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * A typed client for all 33 operations of the gateway, over SOAP 1.1, SOAP 1.2, HTTP GET or HTTP POST.
+ *
+ * ```ts
+ * const client = new GatewayClient({ baseUrl, user, password, transport: 'soap11' });
+ * const { JobId } = await client.send.sendSms({ Recipient: ['+4917012345678'], SMSText: 'Hi', ... });
+ * await client.close();
+ * ```
+ */
+export class GatewayClient {
+  /** Information operations (`/gateway/Information.asmx`). */
+  readonly information: InformationMethods;
+  /** Send operations (`/gateway/Send.asmx`). */
+  readonly send: SendMethods;
+  /** Customer operations (default `/gateway/Customer.asmx`). */
+  readonly customer: CustomerMethods;
+  /** The older string-result service (`/soap/send.asmx`). */
+  readonly legacy: LegacyMethods;
+  /** The wire binding in use. */
+  readonly transport: Transport;
+
+  private readonly origin: string;
+  private readonly prefix: string;
+  private readonly user: string;
+  private readonly password: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly retryDelayMs: number;
+  private readonly maxRecipients: number;
+  private readonly zoneless: 'utc' | 'local';
+  private readonly paths: Record<ServiceName, string>;
+  private readonly namespaces: NamespaceCache;
+  private readonly clean: (s: string) => string;
+  private closed = false;
+
+  constructor(options: GatewayClientOptions) {
+    if (!options || typeof options !== 'object') configError('options are required');
+    const url = parseBaseUrl(options.baseUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') configError('baseUrl must be http: or https:');
+    if (url.username || url.password) configError('baseUrl must not contain credentials');
+    if (typeof options.user !== 'string' || typeof options.password !== 'string') {
+      configError('user and password are required strings');
+    }
+    const transport = options.transport ?? 'soap11';
+    if (!TRANSPORTS.includes(transport)) configError(`transport must be one of ${TRANSPORTS.join(', ')}`);
+    const plainForm = (transport === 'get' || transport === 'post') && url.protocol === 'http:';
+    if (plainForm && !LOOPBACK.test(url.hostname) && !options.allowInsecureCredentials) {
+      configError(
+        `transport '${transport}' over plain http would expose the password; use https or set allowInsecureCredentials`,
+      );
+    }
+    this.transport = transport;
+    this.origin = url.origin;
+    this.prefix = url.pathname.replace(/\/+$/, '');
+    this.user = options.user;
+    this.password = options.password;
+    this.clean = makeCleaner(options.password);
+    this.timeoutMs = positiveInt('timeoutMs', options.timeoutMs, 30_000, 0);
+    this.retries = positiveInt('retries', options.retries, 2, 0);
+    this.retryDelayMs = positiveInt('retryDelayMs', options.retryDelayMs, 100, 0);
+    this.maxRecipients = positiveInt('maxRecipients', options.maxRecipients, 1000);
+    this.zoneless = options.zoneless === 'local' ? 'local' : 'utc';
+    this.paths = { ...DEFAULT_PATHS, ...(options.customerPath ? { customer: options.customerPath } : {}) };
+    if (options.dispatcher) {
+      this.dispatcher = options.dispatcher;
+      this.ownsDispatcher = false;
+    } else {
+      this.dispatcher = createDispatcher({
+        origin: this.origin,
+        maxConnections: positiveInt('maxConnections', options.maxConnections, 8),
+        proxyUrl: options.proxyUrl,
+        tls: options.tls,
+      });
+      this.ownsDispatcher = true;
+    }
+    this.namespaces = new NamespaceCache((path, signal) => this.discover(path, signal), this.timeoutMs);
+    for (const s of SERVICES) {
+      const ns = namespaceKind(s) === 'legacy' ? options.legacyNamespace : options.gatewayNamespace;
+      if (ns) this.namespaces.set(this.paths[s], ns);
+    }
+    this.information = this.methods('information') as unknown as InformationMethods;
+    this.send = this.methods('send') as unknown as SendMethods;
+    this.customer = this.methods('customer') as unknown as CustomerMethods;
+    this.legacy = this.methods('legacy') as unknown as LegacyMethods;
+  }
+
+  /**
+   * Calls any operation by its exact name and resolves with the decoded answer as the service returned it
+   * (`{ StatusCode, Value }`, or `{ raw, ...parsed }` for the older service). Rejects with a GatewayError only
+   * for transport and protocol failures (VALIDATION, CONFIG, NETWORK, TIMEOUT, HTTP, FAULT, PARSE).
+   * The credential parameters are filled in from the constructor unless given.
+   */
+  call<S extends ServiceName, O extends keyof OperationTypes[S] & string>(
+    service: S,
+    operation: O,
+    params?: ParamsOf<S, O>,
+    options?: CallOptions,
+  ): Promise<ResultOf<S, O>> {
+    return this.run(service, operation, params, options, false) as Promise<ResultOf<S, O>>;
+  }
+
+  /** Closes the connection pool (not a dispatcher passed in). Later calls reject with CONFIG. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  private methods(
+    service: ServiceName,
+  ): Record<string, (params?: unknown, options?: CallOptions) => Promise<unknown>> {
+    const out: Record<string, (params?: unknown, options?: CallOptions) => Promise<unknown>> = {};
+    for (const op of operationsOf(service)) {
+      out[methodName(op)] = (params, options) => this.run(service, op.name, params, options, true);
+    }
+    return Object.freeze(out);
+  }
+
+  private async run(
+    service: ServiceName,
+    operation: string,
+    params: unknown,
+    options: CallOptions | undefined,
+    typed: boolean,
+  ): Promise<unknown> {
+    const op = findOperation(service, operation);
+    if (!op) {
+      throw new GatewayError('VALIDATION', `unknown operation ${String(service)}/${String(operation)}`, {
+        ambiguous: false,
+      });
+    }
+    if (this.closed)
+      throw new GatewayError('CONFIG', 'client is closed', { service, operation, ambiguous: false });
+    const values = this.withCredentials(
+      op,
+      validateParams(op, params, { maxRecipients: this.maxRecipients }),
+    );
+    const { signal, dispose } = this.callSignal(options);
+    try {
+      const path = this.prefix + this.paths[service];
+      const namespace = await this.namespaces.get(path, signal);
+      const wire = buildRequest(op, values, { transport: this.transport, namespace, path });
+      const req: HttpRequest = {
+        method: wire.method,
+        path: wire.path,
+        headers: wire.headers,
+        body: wire.body,
+      };
+      const ctx = { op, transport: this.transport, zoneless: this.zoneless, clean: this.clean };
+      const decoded = await this.withRetries(op.sends !== true, signal, () =>
+        exchange(this.dispatcher, req, {
+          origin: this.origin,
+          signal,
+          details: { service, operation: op.name },
+          clean: this.clean,
+          onHead: (head) => consumerFor(ctx, head),
+        }),
+      );
+      const result = op.result.legacy ? this.parseLegacy(op, decoded, values) : decoded;
+      return typed ? typedOutcome(op, result, this.clean) : result;
+    } catch (e) {
+      throw this.sanitize(e, op);
+    } finally {
+      dispose();
+    }
+  }
+
+  private withCredentials(op: OperationDef, params: Record<string, unknown>): Record<string, unknown> {
+    const out = { ...params };
+    for (const p of op.params) {
+      if (p.credential && out[p.name] === undefined)
+        out[p.name] = p.credential === 'user' ? this.user : this.password;
+    }
+    return out;
+  }
+
+  private parseLegacy(op: OperationDef, decoded: unknown, params: Record<string, unknown>): unknown {
+    const raw = typeof decoded === 'string' ? decoded : '';
+    const separator =
+      typeof params.Trennzeichen === 'string' && params.Trennzeichen ? params.Trennzeichen : undefined;
+    try {
+      return parseLegacyResult(op.result.legacy!, raw, separator ? { separator } : undefined);
+    } catch (e) {
+      throw new GatewayError(
+        'PARSE',
+        `unreadable result string: ${e instanceof Error ? e.message : String(e)}`,
+        {
+          service: op.service,
+          operation: op.name,
+          body: raw.slice(0, 300),
+          ambiguous: op.sends === true,
+          cause: e,
+        },
+      );
+    }
+  }
+
+  /** The call's time limit and the caller's signal as one signal, without AbortSignal.any's listeners. */
+  private callSignal(options: CallOptions | undefined): { signal: AbortSignal; dispose: () => void } {
+    const ms = options?.timeoutMs ?? this.timeoutMs;
+    const outer = options?.signal;
+    if (!ms && !outer) return { signal: new AbortController().signal, dispose: () => {} };
+    const ac = new AbortController();
+    const onOuter = (): void => ac.abort(outer?.reason);
+    let timer: NodeJS.Timeout | undefined;
+    if (ms) {
+      timer = setTimeout(() => ac.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')), ms);
+      timer.unref();
+    }
+    if (outer) {
+      if (outer.aborted) ac.abort(outer.reason);
+      else outer.addEventListener('abort', onOuter, { once: true });
+    }
+    return {
+      signal: ac.signal,
+      dispose: () => {
+        if (timer) clearTimeout(timer);
+        outer?.removeEventListener('abort', onOuter);
+      },
+    };
+  }
+
+  /** Read-only calls are repeated after NETWORK errors; a send is never repeated blindly. */
+  private async withRetries<T>(retry: boolean, signal: AbortSignal, attempt: () => Promise<T>): Promise<T> {
+    for (let i = 0; ; i++) {
+      try {
+        return await attempt();
+      } catch (e) {
+        const again =
+          retry && i < this.retries && e instanceof GatewayError && e.code === 'NETWORK' && !signal.aborted;
+        if (!again) throw e;
+        await sleep(this.retryDelayMs * 2 ** i * (0.5 + Math.random() / 2), signal);
+        if (signal.aborted) throw e;
+      }
+    }
+  }
+
+  private async discover(path: string, signal: AbortSignal): Promise<string> {
+    const details = { operation: `WSDL ${path}` };
+    const text = await this.withRetries(true, signal, () =>
+      exchange(
+        this.dispatcher,
+        { method: 'GET', path: `${path}?WSDL`, headers: {} },
+        {
+          origin: this.origin,
+          signal,
+          details,
+          clean: this.clean,
+          onHead: ({ status }): BodyConsumer<string> => {
+            const chunks: Buffer[] = [];
+            let size = 0;
+            return {
+              write(chunk) {
+                size += chunk.length;
+                if (size > WSDL_LIMIT) throw new GatewayError('CONFIG', 'WSDL too large', details);
+                chunks.push(chunk);
+              },
+              end() {
+                const body = Buffer.concat(chunks).toString('utf8');
+                if (status !== 200) {
+                  throw new GatewayError(
+                    'HTTP',
+                    `HTTP ${status} for the WSDL (set the namespace option to skip discovery)`,
+                    {
+                      ...details,
+                      httpStatus: status,
+                      body: body.slice(0, 300),
+                    },
+                  );
+                }
+                return body;
+              },
+            };
+          },
+        },
+      ),
+    );
+    try {
+      return readTargetNamespace(text);
+    } catch (e) {
+      throw new GatewayError('CONFIG', 'no targetNamespace in the WSDL (set the namespace option)', {
+        ...details,
+        cause: e,
+      });
+    }
+  }
+
+  /** Last line of defence: whatever escapes carries no password (message, body, status, cause). */
+  private sanitize(e: unknown, op: OperationDef): GatewayError {
+    const err =
+      e instanceof GatewayError
+        ? e
+        : new GatewayError('NETWORK', e instanceof Error ? e.message : String(e), {
+            service: op.service,
+            operation: op.name,
+            ambiguous: op.sends === true,
+            cause: e,
+          });
+    const prefix = err.operation ? `${err.operation}: ` : '';
+    const msg = err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
+    return new GatewayError(err.code, this.clean(msg), {
+      service: err.service ?? op.service,
+      operation: err.operation ?? op.name,
+      status: err.status === undefined ? undefined : this.clean(err.status),
+      httpStatus: err.httpStatus,
+      body: err.body === undefined ? undefined : this.clean(err.body),
+      ambiguous: err.ambiguous,
+      cause: err.cause === undefined ? undefined : cleanCause(err.cause, this.clean),
+    });
+  }
+}

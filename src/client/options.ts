@@ -1,0 +1,51 @@
+import type { Dispatcher } from 'undici';
+import type { TlsOptions } from '../transport/dispatcher';
+import type { Transport } from '../soap/request';
+
+export type { Transport };
+
+/** Options of `new GatewayClient(...)`. */
+export interface GatewayClientOptions {
+  /** Service base address, e.g. `https://gateway.example.com` (a path prefix is kept). */
+  baseUrl: string;
+  /** Account name, filled into every operation's user parameter (`User`, SMSCR's `serial`). */
+  user: string;
+  /** Account password, filled into every password parameter. Never logged or shown in errors. */
+  password: string;
+  /** Wire binding: `soap11` (default), `soap12`, `get` or `post`. */
+  transport?: Transport;
+  /** `{gateway_ns}` of the typed services; discovered from `<path>?WSDL` when omitted. */
+  gatewayNamespace?: string;
+  /** `{legacy_ns}` of `/soap/send.asmx`; discovered from its WSDL when omitted. */
+  legacyNamespace?: string;
+  /** Path of the customer operations (default `/gateway/Customer.asmx`). */
+  customerPath?: string;
+  /** Per-call time limit for the whole exchange in ms (default 30000; 0 = none). */
+  timeoutMs?: number;
+  /** Upper bound of keep-alive connections to the gateway (default 8). */
+  maxConnections?: number;
+  /** Use this undici dispatcher instead of an own pool (the client then never closes it). */
+  dispatcher?: Dispatcher;
+  /** Send through an HTTP(S) proxy (undici ProxyAgent). */
+  proxyUrl?: string;
+  /** TLS options for https base URLs. */
+  tls?: TlsOptions;
+  /** How to read a dateTime without zone: as UTC (default) or as local time. */
+  zoneless?: 'utc' | 'local';
+  /** Allow `get`/`post` over plain http to a non-loopback host (the password travels in the URL/form). */
+  allowInsecureCredentials?: boolean;
+  /** Retries of read-only calls after a network error (default 2). Send operations are never retried. */
+  retries?: number;
+  /** First retry delay in ms, doubled each time (default 100). */
+  retryDelayMs?: number;
+  /** Longest recipient list accepted (default 1000). */
+  maxRecipients?: number;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Aborts the call (rejects with code TIMEOUT, "aborted by the caller"). */
+  signal?: AbortSignal;
+  /** Overrides the client's timeoutMs for this call. */
+  timeoutMs?: number;
+}

@@ -1,0 +1,92 @@
+import type { OperationDef, ParamDef } from '../catalogue/types';
+import { GatewayError } from '../errors';
+
+/** Parameters that name who receives a message: an empty value is always a mistake. */
+const RECIPIENT_PARAMS = new Set(['Recipient', 'bRecipient']);
+/** Parameters holding the message text: an empty text is refused before sending. */
+const TEXT_PARAMS = new Set(['SMSText', 'Msg']);
+
+export interface ValidationLimits {
+  maxRecipients: number;
+}
+
+function invalid(op: OperationDef, message: string): never {
+  throw new GatewayError('VALIDATION', message, {
+    service: op.service,
+    operation: op.name,
+    ambiguous: false,
+  });
+}
+
+const isBlank = (v: unknown): boolean =>
+  (typeof v === 'string' && v.trim() === '') || v === undefined || v === null;
+
+function checkOne(op: OperationDef, p: ParamDef, v: unknown, limits: ValidationLimits): void {
+  const recipient = RECIPIENT_PARAMS.has(p.name);
+  if (v === undefined || (v === null && !(p.type.kind === 'primitive' && p.type.name === 'dateTime'))) {
+    if (p.optional) return;
+    invalid(
+      op,
+      recipient
+        ? 'missing recipient'
+        : TEXT_PARAMS.has(p.name)
+          ? 'empty text'
+          : `missing parameter ${p.name}`,
+    );
+  }
+  if (p.type.kind === 'list') {
+    const items = Array.isArray(v) ? v : [v];
+    if (items.length === 0) invalid(op, recipient ? 'missing recipient' : `parameter ${p.name}: empty list`);
+    if (recipient && items.length > limits.maxRecipients) {
+      invalid(op, `too many recipients: ${items.length} (at most ${limits.maxRecipients})`);
+    }
+    for (const item of items) {
+      if (typeof item !== 'string' && typeof item !== 'number')
+        invalid(op, `parameter ${p.name}: expected strings`);
+      if (recipient && isBlank(item)) invalid(op, 'missing recipient (empty entry in the list)');
+    }
+    return;
+  }
+  if (recipient) {
+    const empty =
+      isBlank(v) || (v instanceof Uint8Array && v.length === 0) || (Array.isArray(v) && v.length === 0);
+    if (empty) invalid(op, 'missing recipient');
+  }
+  if (TEXT_PARAMS.has(p.name) && (typeof v !== 'string' || v === '')) {
+    invalid(op, typeof v === 'string' ? 'empty text' : `parameter ${p.name}: expected a string`);
+  }
+  if (p.type.kind === 'primitive') {
+    if (p.type.name === 'dateTime' && v instanceof Date && Number.isNaN(v.getTime())) {
+      invalid(op, `parameter ${p.name}: invalid date`);
+    }
+    if (p.max !== undefined && typeof v === 'number' && v > p.max) {
+      invalid(op, `parameter ${p.name}: at most ${p.max}`);
+    }
+  }
+}
+
+/**
+ * Checks what the wire codec cannot know is wrong: missing recipients, empty texts, list and range limits.
+ * Types, enums, date syntax and unknown names are checked again by the request builder.
+ */
+export function validateParams(
+  op: OperationDef,
+  params: unknown,
+  limits: ValidationLimits,
+): Record<string, unknown> {
+  if (params === undefined || params === null) params = {};
+  if (typeof params !== 'object' || Array.isArray(params)) invalid(op, 'parameters must be an object');
+  const values = params as Record<string, unknown>;
+  const known = new Set(op.params.map((p) => p.name));
+  for (const k of Object.keys(values)) {
+    if (!known.has(k) && values[k] !== undefined) {
+      const hint = op.params.find((p) => p.name.toLowerCase() === k.toLowerCase());
+      invalid(op, `unknown parameter ${k}${hint ? ` (did you mean ${hint.name}?)` : ''}`);
+    }
+  }
+  for (const p of op.params) {
+    if (p.credential) continue;
+    checkOne(op, p, values[p.name], limits);
+  }
+  return values;
+}

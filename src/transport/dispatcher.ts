@@ -1,0 +1,41 @@
+import { Pool, ProxyAgent, type Dispatcher } from 'undici';
+
+export interface TlsOptions {
+  /** Extra CA certificate(s), PEM. */
+  ca?: string | Buffer | readonly (string | Buffer)[];
+  /** Default true. Only turn off against a test server. */
+  rejectUnauthorized?: boolean;
+}
+
+export interface DispatcherOptions {
+  origin: string;
+  maxConnections: number;
+  proxyUrl?: string | undefined;
+  tls?: TlsOptions | undefined;
+}
+
+function connectOptions(tls: TlsOptions | undefined): {
+  ca?: string | Buffer | (string | Buffer)[];
+  rejectUnauthorized?: boolean;
+} {
+  if (!tls) return {};
+  const out: { ca?: string | Buffer | (string | Buffer)[]; rejectUnauthorized?: boolean } = {};
+  if (tls.ca !== undefined)
+    out.ca = Array.isArray(tls.ca) ? [...(tls.ca as (string | Buffer)[])] : (tls.ca as string | Buffer);
+  if (tls.rejectUnauthorized !== undefined) out.rejectUnauthorized = tls.rejectUnauthorized;
+  return out;
+}
+
+/** A keep-alive pool bounded to `maxConnections` for the base URL's origin, or a proxy agent. */
+export function createDispatcher(opts: DispatcherOptions): Dispatcher {
+  const connect = connectOptions(opts.tls);
+  if (opts.proxyUrl) {
+    return new ProxyAgent({ uri: opts.proxyUrl, connections: opts.maxConnections, requestTls: connect });
+  }
+  return new Pool(opts.origin, {
+    connections: opts.maxConnections,
+    pipelining: 1,
+    keepAliveTimeout: 4_000,
+    connect,
+  });
+}

@@ -1,0 +1,6 @@
+export { exchange } from './http';
+export type { BodyConsumer, ExchangeOptions, HttpRequest, ResponseHead } from './http';
+export { createDispatcher } from './dispatcher';
+export type { DispatcherOptions, TlsOptions } from './dispatcher';
+export { errorCodeOf, networkError } from './errors';
+export type { ExchangeProgress } from './errors';

@@ -1,0 +1,269 @@
+import assert from 'node:assert/strict';
+import { inspect } from 'node:util';
+import { GatewayClient } from '../../src/client';
+import { GatewayError } from '../../src/errors';
+import { Stub, fault11, fault12, reply, soapResult } from './stub';
+
+const PASSWORD = 'Pw&<sec> r+t/"ä"';
+const BALANCE_OK = soapResult('QueryAccountBalance', '<StatusCode>Ok</StatusCode><Value>12.5</Value>');
+
+async function rejection(p: Promise<unknown>): Promise<GatewayError> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof GatewayError, `expected a GatewayError, got ${String(e)}`);
+    return e;
+  }
+  assert.fail('expected a rejection');
+}
+
+const sendParams = {
+  Caption: 'c',
+  Sender: 'me',
+  Recipient: ['+491701234567'],
+  SMSText: 'hello',
+  SmsTyp: 'Standard' as const,
+  SendDate: null,
+};
+
+describe('GatewayClient error mapping (stub server)', () => {
+  let stub: Stub;
+  let client: GatewayClient;
+  const make = (extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {}): GatewayClient =>
+    new GatewayClient({
+      baseUrl: stub.url,
+      user: 'demo',
+      password: PASSWORD,
+      gatewayNamespace: 'urn:test',
+      legacyNamespace: 'urn:legacy',
+      retryDelayMs: 1,
+      ...extra,
+    });
+
+  beforeEach(async () => {
+    stub = await new Stub().start();
+    client = make();
+  });
+  afterEach(async () => {
+    await client.close();
+    await stub.stop();
+  });
+
+  it('decodes a 200 answer', async () => {
+    stub.handler = (_r, res) => reply(res, 200, 'text/xml; charset=utf-8', BALANCE_OK);
+    assert.equal(await client.information.queryAccountBalance(), 12.5);
+    assert.deepEqual(await client.call('information', 'QueryAccountBalance'), {
+      StatusCode: 'Ok',
+      Value: 12.5,
+    });
+  });
+
+  it('reports a 503 HTML page as HTTP, not ambiguous', async () => {
+    stub.handler = (_r, res) =>
+      reply(res, 503, 'text/html', '<html><body><h1>Service Unavailable</h1></body></html>');
+    const err = await rejection(client.send.sendSms(sendParams));
+    assert.equal(err.code, 'HTTP');
+    assert.equal(err.httpStatus, 503);
+    assert.equal(err.ambiguous, false);
+    assert.match(err.body ?? '', /Service Unavailable/);
+    assert.equal(err.operation, 'SendSMS');
+    assert.equal(err.service, 'send');
+  });
+
+  it('never reports an HTML page with status 200 as success', async () => {
+    stub.handler = (_r, res) =>
+      reply(res, 200, 'text/html; charset=utf-8', '<html><body>Login</body></html>');
+    const err = await rejection(client.call('information', 'QueryAccountBalance'));
+    assert.equal(err.code, 'HTTP');
+    assert.equal(err.httpStatus, 200);
+  });
+
+  for (const status of [400, 415]) {
+    it(`reports an empty ${status} as HTTP`, async () => {
+      stub.handler = (_r, res) => reply(res, status, undefined, '');
+      const err = await rejection(client.call('information', 'QueryAccountBalance'));
+      assert.equal(err.code, 'HTTP');
+      assert.equal(err.httpStatus, status);
+      assert.match(err.message, /empty body/);
+    });
+  }
+
+  it('reports a SOAP 1.1 fault as FAULT with its text', async () => {
+    stub.handler = (_r, res) =>
+      reply(
+        res,
+        500,
+        'text/xml; charset=utf-8',
+        fault11('soap:Client', 'Server was unable to read request. ---&gt; boom'),
+      );
+    const err = await rejection(client.call('information', 'QueryAccountBalance'));
+    assert.equal(err.code, 'FAULT');
+    assert.equal(err.httpStatus, 500);
+    assert.match(err.message, /unable to read request\. ---> boom/);
+    assert.equal(err.ambiguous, false);
+  });
+
+  it('reports a SOAP 1.2 fault as FAULT', async () => {
+    await client.close();
+    client = make({ transport: 'soap12' });
+    stub.handler = (_r, res) =>
+      reply(
+        res,
+        500,
+        'application/soap+xml; charset=utf-8',
+        fault12('soap:Receiver', 'Server was unable to process request.'),
+      );
+    const err = await rejection(client.call('information', 'QueryAccountBalance'));
+    assert.equal(err.code, 'FAULT');
+    assert.match(err.message, /unable to process request/);
+  });
+
+  it('reports a GET text/plain error as FAULT with the (HTML-decoded) text', async () => {
+    await client.close();
+    client = make({ transport: 'get' });
+    stub.handler = (_r, res) =>
+      reply(
+        res,
+        500,
+        'text/plain; charset=utf-8',
+        'System.InvalidOperationException: Missing parameter: &lt;User&gt;.\r\n   at System.Web.Services.Protocols.X()\r\n',
+      );
+    const err = await rejection(client.call('information', 'QueryAccountBalance'));
+    assert.equal(err.code, 'FAULT');
+    assert.equal(err.status, 'System.InvalidOperationException');
+    assert.match(err.message, /Missing parameter: <User>\./);
+    assert.equal(stub.requests()[0]!.method, 'GET');
+  });
+
+  it('reports a truncated document as PARSE and ambiguous', async () => {
+    stub.handler = (_r, res) =>
+      reply(res, 200, 'text/xml; charset=utf-8', BALANCE_OK.slice(0, BALANCE_OK.length - 40));
+    const err = await rejection(client.call('information', 'QueryAccountBalance'));
+    assert.equal(err.code, 'PARSE');
+    assert.equal(err.ambiguous, true);
+  });
+
+  it('reports a body cut short by the connection as NETWORK and ambiguous', async () => {
+    stub.handler = (_r, res) => {
+      res.writeHead(200, {
+        'content-type': 'text/xml; charset=utf-8',
+        'content-length': String(BALANCE_OK.length),
+      });
+      res.write(BALANCE_OK.slice(0, 100));
+      setTimeout(() => res.socket?.destroy(), 20);
+    };
+    const err = await rejection(client.send.sendSms(sendParams));
+    assert.equal(err.code, 'NETWORK');
+    assert.equal(err.ambiguous, true);
+    assert.equal(stub.requests().length, 1, 'a send is never repeated');
+  });
+
+  it('reports a reset after the request as ambiguous and never retries a send', async () => {
+    stub.handler = (_r, res) => res.socket?.destroy();
+    const err = await rejection(client.send.sendSms(sendParams));
+    assert.equal(err.code, 'NETWORK');
+    assert.equal(err.ambiguous, true);
+    assert.equal(stub.requests().length, 1);
+  });
+
+  it('retries read-only calls after a reset (2 retries by default)', async () => {
+    stub.handler = (_r, res) => res.socket?.destroy();
+    const err = await rejection(client.information.queryAccountBalance());
+    assert.equal(err.code, 'NETWORK');
+    assert.equal(stub.requests().length, 3);
+    let n = 0;
+    stub.handler = (_r, res) =>
+      n++ === 0 ? res.socket?.destroy() : reply(res, 200, 'text/xml; charset=utf-8', BALANCE_OK);
+    assert.equal(await client.information.queryAccountBalance(), 12.5);
+  });
+
+  it('reports a refused connection as NETWORK, not ambiguous', async () => {
+    const url = stub.url;
+    await stub.stop();
+    const c = new GatewayClient({
+      baseUrl: url,
+      user: 'u',
+      password: PASSWORD,
+      gatewayNamespace: 'urn:test',
+      retries: 0,
+    });
+    try {
+      const err = await rejection(c.send.sendSms(sendParams));
+      assert.equal(err.code, 'NETWORK');
+      assert.equal(err.ambiguous, false);
+      assert.match(err.message, /ECONNREFUSED/);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('times out as TIMEOUT (ambiguous once the request was out)', async () => {
+    stub.handler = () => {}; // never answers
+    const err = await rejection(client.send.sendSms(sendParams, { timeoutMs: 150 }));
+    assert.equal(err.code, 'TIMEOUT');
+    assert.equal(err.ambiguous, true);
+    assert.match(err.message, /in time/);
+  });
+
+  it('stops at the caller signal', async () => {
+    stub.handler = () => {};
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    const err = await rejection(client.information.queryAccountBalance({}, { signal: ac.signal }));
+    assert.equal(err.code, 'TIMEOUT');
+    assert.match(err.message, /aborted by the caller/);
+    const early = await rejection(
+      client.information.queryAccountBalance({}, { signal: AbortSignal.abort() }),
+    );
+    assert.equal(early.ambiguous, false);
+  });
+
+  describe('password redaction', () => {
+    const forms = [
+      PASSWORD,
+      encodeURIComponent(PASSWORD),
+      new URLSearchParams({ p: PASSWORD }).toString().slice(2),
+      'Pw&amp;&lt;sec&gt; r+t/',
+    ];
+    const assertClean = (err: GatewayError): void => {
+      const texts = [
+        err.message,
+        err.body ?? '',
+        err.status ?? '',
+        JSON.stringify(err),
+        inspect(err, { depth: 5 }),
+        String(err.stack),
+      ];
+      for (const t of texts)
+        for (const f of forms) assert.ok(!t.includes(f), `secret form ${f} leaked in: ${t}`);
+      assert.ok(texts.join('').includes('********'), 'the secret was masked, not dropped silently');
+    };
+
+    it('removes the password echoed in a GET text/plain error (URL-encoded in the URL)', async () => {
+      await client.close();
+      client = make({ transport: 'get' });
+      stub.handler = (r, res) =>
+        reply(res, 500, 'text/plain', `System.ArgumentException: Cannot convert ${r.url}\r\n`);
+      const err = await rejection(client.call('information', 'QueryAccountBalance'));
+      assert.ok(stub.requests()[0]!.url.includes(encodeURIComponent(PASSWORD).slice(0, 6)));
+      assertClean(err);
+    });
+
+    it('removes the password echoed in a SOAP fault (XML-escaped) and in a POST form echo', async () => {
+      stub.handler = (r, res) => {
+        const pw = /<Password>([^<]*)<\/Password>/.exec(r.body)?.[1] ?? '';
+        reply(res, 500, 'text/xml; charset=utf-8', fault11('soap:Server', `bad password ${pw}`));
+      };
+      assertClean(await rejection(client.call('information', 'QueryAccountBalance')));
+      await client.close();
+      client = make({ transport: 'post' });
+      stub.handler = (r, res) => reply(res, 503, 'text/plain', `rejected form ${r.body}`);
+      assertClean(await rejection(client.call('information', 'QueryAccountBalance')));
+    });
+
+    it('removes the password from a parse error excerpt', async () => {
+      stub.handler = (r, res) => reply(res, 200, 'text/xml', `<notxml ${r.body}`);
+      assertClean(await rejection(client.call('information', 'QueryAccountBalance')));
+    });
+  });
+});
