@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict';
+import { OPERATIONS } from '../../src/catalogue';
+import type { OperationDef } from '../../src/catalogue/types';
+import { GatewayClient, methodName, type Transport } from '../../src/client';
+import { startEmulator, type RunningEmulator } from '../../src/emulator';
+import { GatewayError, isGatewayError } from '../../src/errors';
+
+const USER = 'demo';
+const PASSWORD = 'demo-password';
+let customerId = 0;
+const HOUR_AGO = new Date(Date.now() - 3600_000);
+
+/** Plausible parameters for every operation, by parameter name (the catalogue says the type). */
+function sampleParams(op: OperationDef, caption: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const p of op.params) {
+    if (p.credential) continue;
+    const n = p.name;
+    const v: unknown =
+      n === 'Recipient'
+        ? p.type.kind === 'list'
+          ? ['+4917012345678', '+4917012345679']
+          : '+4917012345678'
+        : n === 'bRecipient'
+          ? Buffer.from('+4917012345678')
+          : /^(SMSText|Msg|strMsg)$/.test(n)
+            ? 'Hello from the client test €'
+            : /^caption$/i.test(n)
+              ? caption
+              : n === 'Sender'
+                ? 'Tester'
+                : n === 'SmsTyp'
+                  ? p.type.kind === 'enum'
+                    ? 'Standard'
+                    : p.type.kind === 'primitive' && p.type.name === 'int'
+                      ? 1
+                      : '1'
+                  : n === 'MobileSMSType'
+                    ? 'HighQuality'
+                    : n === 'Data'
+                      ? p.type.kind === 'primitive' && p.type.name === 'base64Binary'
+                        ? Buffer.from([0x42, 0x4d, 1, 2, 3])
+                        : op.service === 'send'
+                          ? '0605040B8423F0'
+                          : Buffer.from('BM\x01\x02').toString('base64')
+                      : n === 'URL'
+                        ? 'http://127.0.0.1:1/logo.bmp'
+                        : n === 'Trennzeichen'
+                          ? ';'
+                          : n === 'JobIdList' || n === 'JobId' || n === 'JobID'
+                            ? p.type.kind === 'primitive' && p.type.name === 'int'
+                              ? 1
+                              : '1'
+                            : n === 'CustomerId'
+                              ? customerId
+                              : n === 'Limit'
+                                ? 100
+                                : /^(MsgType|binTyp)$/.test(n)
+                                  ? 1
+                                  : n === 'SMSCSerial'
+                                    ? `serial-${caption}`
+                                    : n === 'SMSCPassword'
+                                      ? 'long-enough-password'
+                                      : /date/i.test(n)
+                                        ? /^(EndDate)$/.test(n)
+                                          ? new Date(Date.now() + 3600_000)
+                                          : /^(SendDate|sendDate)$/.test(n)
+                                            ? p.type.kind === 'primitive' && p.type.name === 'dateTime'
+                                              ? null
+                                              : ''
+                                            : HOUR_AGO
+                                        : p.type.kind === 'primitive' && p.type.name === 'int'
+                                          ? 0
+                                          : 'x';
+    if (!p.optional || ['MobileSMSType', 'SMSCSerial', 'SMSCPassword', 'CompanyName'].includes(n)) out[n] = v;
+  }
+  return out;
+}
+
+function checkValue(op: OperationDef, value: unknown): void {
+  const where = `${op.service}/${op.name}`;
+  if (op.service === 'legacy') {
+    const r = value as { raw: unknown; ok?: boolean; balance?: unknown; records?: unknown };
+    assert.equal(typeof r.raw, 'string', where);
+    if (op.result.legacy === 'send') assert.equal(r.ok, true, `${where}: ${String(r.raw)}`);
+    if (op.result.legacy === 'balance') assert.equal(typeof r.balance, 'number', where);
+    if (op.result.legacy !== 'send' && op.result.legacy !== 'balance')
+      assert.ok(Array.isArray(r.records), where);
+    return;
+  }
+  if (op.sends) {
+    const list = Array.isArray(value) ? value : [value];
+    assert.ok(list.length > 0, where);
+    for (const v of list as { queued: unknown }[]) assert.equal(v.queued, false, where);
+    if (op.name !== 'SendUDH') for (const v of list as { JobId: number }[]) assert.ok(v.JobId > 0, where);
+    return;
+  }
+  assert.ok(value !== undefined, where);
+}
+
+const TRANSPORTS: Transport[] = ['soap11', 'soap12', 'get', 'post'];
+
+describe('GatewayClient against the emulator', function () {
+  this.timeout(60_000);
+  let emu: RunningEmulator;
+
+  before(async () => {
+    emu = await startEmulator({ user: USER, password: PASSWORD, balance: 100_000, duplicateWindowMs: 0 });
+  });
+  after(async () => {
+    await emu.close();
+  });
+
+  for (const transport of TRANSPORTS) {
+    describe(`over ${transport}`, () => {
+      let client: GatewayClient;
+      const caption = `cap-${transport}`;
+      before(async () => {
+        client = new GatewayClient({ baseUrl: emu.url, user: USER, password: PASSWORD, transport });
+        // A job with this caption first, so that the caption queries find something.
+        await client.send.sendSms(
+          sampleParams(
+            OPERATIONS.find((o) => o.name === 'SendSMS')!,
+            caption,
+          ) as never,
+        );
+        customerId = (await client.customer.getCustomerList())[0]?.Id ?? 0;
+      });
+      after(() => client.close());
+
+      for (const op of OPERATIONS) {
+        it(`${op.service}.${methodName(op)} resolves; call() returns the raw answer`, async () => {
+          const group = client[op.service] as unknown as Record<string, (p: unknown) => Promise<unknown>>;
+          const params = sampleParams(op, caption);
+          let value: unknown;
+          try {
+            value = await group[methodName(op)]!(params);
+          } catch (e) {
+            assert.fail(
+              `${op.name}: ${isGatewayError(e) ? `${e.code} ${e.message} ${e.body ?? ''}` : String(e)}`,
+            );
+          }
+          checkValue(op, value);
+          if (!op.sends) {
+            const raw = (await client.call(op.service, op.name as never, params as never)) as unknown;
+            if (op.service === 'legacy') assert.equal(typeof (raw as { raw: unknown }).raw, 'string');
+            else assert.equal((raw as { StatusCode: unknown }).StatusCode, 'Ok');
+          }
+        });
+      }
+
+      it('maps a wrong password to AUTH (typed) and a legacy error string to REJECTED', async () => {
+        const bad = new GatewayClient({ baseUrl: emu.url, user: USER, password: 'wrong-pw', transport });
+        try {
+          const e1 = await bad.information.queryAccountBalance().catch((e: unknown) => e);
+          assert.ok(
+            e1 instanceof GatewayError && e1.code === 'AUTH' && e1.status === 'InvalidUser',
+            String(e1),
+          );
+          const raw = await bad.call('information', 'QueryAccountBalance');
+          assert.equal(raw.StatusCode, 'InvalidUser');
+          const e2 = await bad.legacy
+            .sendSimpleSms({ Recipient: '+4917012345678', SMSText: 'x' })
+            .catch((e: unknown) => e);
+          assert.ok(e2 instanceof GatewayError && e2.code === 'REJECTED', String(e2));
+          assert.ok(!JSON.stringify(e2).includes('wrong-pw'));
+        } finally {
+          await bad.close();
+        }
+      });
+    });
+  }
+
+  it('resolves a send without credits with queued: true and the JobId', async () => {
+    const client = new GatewayClient({ baseUrl: emu.url, user: USER, password: PASSWORD });
+    try {
+      emu.control.setBalance(USER, 0);
+      const r = await client.send.sendSms(
+        sampleParams(
+          OPERATIONS.find((o) => o.name === 'SendSMS')!,
+          'queued',
+        ) as never,
+      );
+      assert.equal(r.queued, true);
+      assert.equal(r.Status, 'JobIsQueuedInsufficientCredits');
+      assert.ok(r.JobId > 0);
+    } finally {
+      emu.control.setBalance(USER, 100_000);
+      await client.close();
+    }
+  });
+
+  it('reads the balance the emulator holds', async () => {
+    const client = new GatewayClient({
+      baseUrl: emu.url,
+      user: USER,
+      password: PASSWORD,
+      transport: 'soap12',
+    });
+    try {
+      emu.control.setBalance(USER, 1234.5);
+      assert.equal(await client.information.queryAccountBalance(), 1234.5);
+      assert.equal((await client.legacy.queryBalance2()).balance, 1234.5);
+    } finally {
+      emu.control.setBalance(USER, 100_000);
+      await client.close();
+    }
+  });
+});
