@@ -1,0 +1,40 @@
+/**
+ * Library entry of `@smsgw/node-red-sms-gateway`: the typed client, its errors, the SMS text helpers and the
+ * operation catalogue. Node-RED loads the nodes through `package.json` "node-red", not through this file.
+ */
+
+// ---- client
+export { GatewayClient, methodName } from './client';
+export type * from './client';
+
+// ---- errors
+export { GatewayError, isGatewayError } from './errors';
+export type { GatewayErrorCode, GatewayErrorDetails } from './errors';
+
+// ---- SMS text helpers (GSM-7 / UCS-2, segments)
+export { analyzeText, GSM7_BASIC_TABLE, GSM7_EXTENSION_TABLE, gsm7Septets, isGsm7 } from './text';
+export type { TextAnalysis, TextEncoding } from './text';
+
+// ---- catalogue lookups
+export {
+  DEFAULT_NAMESPACES,
+  DEFAULT_PATHS,
+  ENUMS,
+  COMPLEX_TYPES,
+  OPERATIONS,
+  findOperation,
+  operationsOf,
+  soapAction,
+} from './catalogue';
+export type {
+  ComplexTypeDef,
+  EnumDef,
+  FieldDef,
+  OperationDef,
+  ParamDef,
+  Primitive,
+  ServiceName,
+  TypeRef,
+} from './catalogue';
+
+// ---- emulator (added by the emulator's owner)
