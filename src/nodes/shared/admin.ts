@@ -1,0 +1,70 @@
+import type { NodeAPI } from 'node-red';
+import type { Request, Response } from 'express';
+import { GatewayClient } from '../../client';
+import { analyzeText } from '../../text';
+import { clientOptions } from './client-options';
+import { toGatewayError } from './errors';
+import { editorCatalogue } from './operations';
+import { queryBalance } from './gateway';
+import type { ServiceKind, SmsgwConfigDef, SmsgwCredentials } from './types';
+
+/** What the editor's password field holds when a password is already stored. */
+export const PASSWORD_PLACEHOLDER = '__PWRD__';
+
+const registered = new WeakSet<object>();
+
+type TestBody = Partial<SmsgwConfigDef> & SmsgwCredentials;
+
+/**
+ * Editor helpers on the admin API (never on httpNode): the operation catalogue, text analysis while typing,
+ * and "Test connection". Registered once per admin app.
+ */
+export function registerAdminRoutes(RED: NodeAPI): void {
+  const app = RED.httpAdmin;
+  if (!app || registered.has(app)) return;
+  registered.add(app);
+
+  app.get('/smsgw/operations', RED.auth.needsPermission('smsgw-config.read'), (_req: Request, res: Response) => {
+    res.json(editorCatalogue());
+  });
+
+  app.post('/smsgw/analyze', RED.auth.needsPermission('smsgw-config.read'), (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as { text?: unknown };
+    res.json(analyzeText(typeof body.text === 'string' ? body.text : ''));
+  });
+
+  app.post(
+    '/smsgw-config/:id/test',
+    RED.auth.needsPermission('smsgw-config.write'),
+    (req: Request, res: Response) => {
+      void testConnection(RED, String(req.params.id), (req.body ?? {}) as TestBody).then((result) =>
+        res.json(result),
+      );
+    },
+  );
+}
+
+/** Credentials from the dialog, falling back to the stored ones where the dialog shows the placeholder. */
+function credentialsFor(RED: NodeAPI, id: string, body: TestBody): SmsgwCredentials {
+  const stored = (RED.nodes.getCredentials(id) ?? {}) as SmsgwCredentials;
+  const user = body.user === undefined ? stored.user : body.user;
+  const password =
+    body.password === undefined || body.password === PASSWORD_PLACEHOLDER ? stored.password : body.password;
+  return { user: user ?? '', password: password ?? '' };
+}
+
+async function testConnection(RED: NodeAPI, id: string, body: TestBody): Promise<Record<string, unknown>> {
+  const service: ServiceKind = body.service === 'legacy' ? 'legacy' : 'gateway';
+  let client: GatewayClient | undefined;
+  try {
+    const def = { ...body, service, transport: body.transport ?? 'soap11' } as SmsgwConfigDef;
+    client = new GatewayClient(clientOptions(def, credentialsFor(RED, id, body)));
+    const balance = await queryBalance(client, service, AbortSignal.timeout(30_000));
+    return { ok: true, balance, operation: service === 'legacy' ? 'QueryBalance2' : 'QueryAccountBalance' };
+  } catch (err) {
+    const e = toGatewayError(err);
+    return { ok: false, code: e.code, status: e.status, message: e.message };
+  } finally {
+    await client?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,40 @@
+import type { OperationDef } from '../../catalogue';
+import type { GatewayClient } from '../../client';
+import { GatewayError } from '../../errors';
+import { methodName } from '../../client';
+import type { ServiceKind } from './types';
+
+type Method = (params: Record<string, unknown>, options?: { signal?: AbortSignal }) => Promise<unknown>;
+
+
+/**
+ * Runs one catalogue operation through the client's typed method (which checks LoginStatus, CreateStatus
+ * and friends and rejects with a GatewayError), so every node gets the same error semantics.
+ */
+export function callOperation(
+  client: GatewayClient,
+  op: OperationDef,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const group = (client as unknown as Record<string, Record<string, unknown> | undefined>)[op.service];
+  const fn = group?.[methodName(op)];
+  if (typeof fn !== 'function') {
+    return Promise.reject(new GatewayError('CONFIG', `the client offers no ${op.service}.${methodName(op)}()`));
+  }
+  return (fn as Method).call(group, params, { signal });
+}
+
+/** Balance in credits from QueryAccountBalance, or QueryBalance2 of the older service. */
+export async function queryBalance(client: GatewayClient, service: ServiceKind, signal: AbortSignal): Promise<number> {
+  const n =
+    service === 'legacy'
+      ? (await client.legacy.queryBalance2({}, { signal })).balance
+      : await client.information.queryAccountBalance({}, { signal });
+  if (!Number.isFinite(n)) {
+    throw new GatewayError('PARSE', `the balance "${String(n)}" is not a number`, {
+      operation: service === 'legacy' ? 'QueryBalance2' : 'QueryAccountBalance',
+    });
+  }
+  return n;
+}

@@ -1,0 +1,35 @@
+import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { attachConfig, requireConfig } from './config';
+import { callOperation } from './gateway';
+import { onInput, type InputResult } from './input';
+import { selectOperation } from './operations';
+import { resolveParams } from './params';
+import { msgOverride } from './props';
+import type { TypedValue } from './types';
+import type { OperationDef } from '../../catalogue';
+
+export interface MultiOpDef extends NodeDef {
+  gateway: string;
+  operation: string;
+  params?: Record<string, TypedValue>;
+}
+
+/**
+ * The nodes that offer several catalogue operations with one typedInput row per parameter (legacy send,
+ * query jobs, customer): msg.operation picks another offered operation, msg.params.<Name> overrides a row.
+ */
+export function setupMultiOperation(
+  RED: NodeAPI,
+  node: Node,
+  nodeType: string,
+  def: MultiOpDef,
+  present: (op: OperationDef, value: unknown) => InputResult,
+): void {
+  const config = attachConfig(RED, node, def.gateway);
+  onInput(RED, node, async (msg, signal) => {
+    const client = requireConfig(config).getClient();
+    const op = selectOperation(nodeType, def.operation, msgOverride(msg, 'operation'));
+    const params = await resolveParams(RED, node, nodeType, msg, op, def.params);
+    return present(op, await callOperation(client, op, params, signal));
+  });
+}

@@ -1,0 +1,175 @@
+import { ENUMS, findOperation } from '../../catalogue';
+import type { OperationDef, ParamDef, ServiceName, TypeRef } from '../../catalogue';
+import { GatewayError } from '../../errors';
+import { toDate, toInt, toRecipients, toText } from './props';
+import type { TypedValue } from './types';
+
+/** Which operations each multi-operation node offers, as "service/Name" keys into the catalogue. */
+export const NODE_OPERATIONS: Readonly<Record<string, readonly string[]>> = {
+  'smsgw-send-sms': ['send/SendSMS', 'send/SendSimpleSMS', 'send/SendMobileOrFixlineSMS'],
+  'smsgw-legacy-send-text': [
+    'legacy/SendText',
+    'legacy/SendText2',
+    'legacy/SendSMS',
+    'legacy/SendSMS2',
+    'legacy/SendSimpleSMS',
+    'legacy/SMSCR',
+    'legacy/SendBinURL',
+    'legacy/SendBinData',
+    'legacy/SendBinData2',
+  ],
+  'smsgw-balance': ['information/QueryAccountBalance', 'legacy/QueryBalance2'],
+  'smsgw-query-jobs': [
+    'information/QueryJobs',
+    'information/QueryJobInfoByJobCaption',
+    'information/QueryHLRJobsByJobID',
+    'information/QueryReceivedDLRByJobID',
+    'information/QueryReceivedDLR',
+    'information/QueryReceivedSMSByJobCaption',
+    'legacy/GetJobs1',
+    'legacy/GetGetJobsWithStatusResult',
+    'legacy/GetRecivedSMS2',
+    'legacy/RecivedSMS2',
+  ],
+  'smsgw-customer': [
+    'customer/GetCustomerList',
+    'customer/GetCustomer',
+    'customer/GetCustomerWithAuthUser',
+    'customer/CreateCustomer',
+  ],
+};
+
+export function operationOf(key: string): OperationDef {
+  const [service, name] = key.split('/') as [ServiceName, string];
+  const op = findOperation(service, name ?? '');
+  if (!op) throw new GatewayError('CONFIG', `unknown operation ${key}`);
+  return op;
+}
+
+/**
+ * Picks the operation for a message: msg.operation (name or "service/Name") may choose any operation the
+ * node offers; otherwise the configured one.
+ */
+export function selectOperation(nodeType: string, configured: string, override: unknown): OperationDef {
+  const allowed = NODE_OPERATIONS[nodeType] ?? [];
+  const wanted = override === undefined ? configured : String(override);
+  const key = allowed.find((k) => k === wanted || k.split('/')[1] === wanted);
+  if (!key) {
+    throw new GatewayError('VALIDATION', `operation "${wanted}" is not offered by ${nodeType} (${allowed.join(', ')})`);
+  }
+  return operationOf(key);
+}
+
+/** Parameters a flow supplies (User/Password and serial/password come from the config node). */
+export const userParams = (op: OperationDef): ParamDef[] => op.params.filter((p) => !p.credential);
+
+function coerce(type: TypeRef, value: unknown, name: string): unknown {
+  switch (type.kind) {
+    case 'list':
+      return type.item.kind === 'primitive' && type.item.name === 'string'
+        ? toRecipients(value)
+        : Array.isArray(value)
+          ? value
+          : [value];
+    case 'enum': {
+      const text = String(value).trim();
+      const def = ENUMS[type.name];
+      if (def && !def.open && !def.values.includes(text)) {
+        throw new GatewayError('VALIDATION', `${name} must be one of ${def.values.join(', ')}; got "${text}"`);
+      }
+      return text;
+    }
+    case 'complex':
+      return value;
+    case 'primitive':
+      switch (type.name) {
+        case 'int':
+          return toInt(value, name);
+        case 'double': {
+          const n = Number(value);
+          if (!Number.isFinite(n)) throw new GatewayError('VALIDATION', `${name} must be a number`);
+          return n;
+        }
+        case 'boolean':
+          return value === true || value === 'true' || value === 1 || value === '1';
+        case 'dateTime':
+          return toDate(value, name);
+        case 'base64Binary':
+          // SMSCR's bRecipient holds the recipient list as UTF-8 text; other byte parameters take a Buffer,
+          // a byte array or base64 text as the client does.
+          if (value instanceof Uint8Array || Array.isArray(value)) return value;
+          return name === 'bRecipient' ? Buffer.from(toRecipients(value).join(','), 'utf8') : toText(value);
+        default:
+          // The client formats a Date for the older service's string date parameters itself.
+          return value instanceof Date ? value : toText(value);
+      }
+  }
+}
+
+/** Converts loosely typed flow values into what the catalogue says the parameter is. */
+export function coerceParam(param: ParamDef, value: unknown): unknown {
+  if (value === undefined || value === null) return undefined;
+  const out = coerce(param.type, value, param.name);
+  if (param.allowed && !param.allowed.includes(String(out))) {
+    throw new GatewayError('VALIDATION', `${param.name} must be one of ${param.allowed.join(', ')}; got "${String(out)}"`);
+  }
+  return out;
+}
+
+export function coerceParams(op: OperationDef, raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const p of userParams(op)) {
+    const v = coerceParam(p, raw[p.name]);
+    if (v !== undefined) out[p.name] = v;
+  }
+  return out;
+}
+
+/** Where a parameter comes from when the dialog leaves it unset (per node type). */
+export const PARAM_DEFAULTS: Readonly<Record<string, Readonly<Record<string, TypedValue>>>> = {
+  'smsgw-legacy-send-text': {
+    SMSText: { value: 'payload', type: 'msg' },
+    Msg: { value: 'payload', type: 'msg' },
+    strMsg: { value: 'payload', type: 'msg' },
+    Data: { value: 'payload', type: 'msg' },
+    Caption: { value: 'topic', type: 'msg' },
+    caption: { value: 'topic', type: 'msg' },
+  },
+};
+
+interface EditorParam {
+  name: string;
+  type: string;
+  optional: boolean;
+  values?: readonly string[];
+  doc?: string;
+  default?: TypedValue;
+}
+
+function typeLabel(type: TypeRef): string {
+  if (type.kind === 'list') return `${typeLabel(type.item)}[]`;
+  return type.name;
+}
+
+/** The catalogue as the editor needs it: operation lists per node with parameter names, types and enums. */
+export function editorCatalogue(): Record<string, { key: string; doc: string; params: EditorParam[] }[]> {
+  const out: Record<string, { key: string; doc: string; params: EditorParam[] }[]> = {};
+  for (const [nodeType, keys] of Object.entries(NODE_OPERATIONS)) {
+    out[nodeType] = keys.map((key) => {
+      const op = operationOf(key);
+      return {
+        key,
+        doc: op.doc,
+        params: userParams(op).map((p) => {
+          const ep: EditorParam = { name: p.name, type: typeLabel(p.type), optional: !!p.optional };
+          if (p.type.kind === 'enum') ep.values = p.allowed ?? ENUMS[p.type.name]?.values ?? [];
+          if (p.doc) ep.doc = p.doc;
+          const dflt = PARAM_DEFAULTS[nodeType]?.[p.name];
+          if (dflt) ep.default = dflt;
+          return ep;
+        }),
+      };
+    });
+  }
+  return out;
+}

@@ -1,0 +1,99 @@
+/** setTimeout's ceiling (2^31-1 ms); longer delays fire at once. */
+export const MAX_DELAY_MS = 2_147_483_647;
+
+export interface PollerOptions {
+  intervalMs: number;
+  /** The smallest interval accepted; smaller values are raised to it. */
+  minIntervalMs: number;
+  /** Runs one poll. Must stop emitting once the signal aborts. */
+  poll: (signal: AbortSignal) => Promise<void>;
+  /** Called after each failed poll with the delay until the next try (the poller keeps going). */
+  onError: (err: unknown, failures: number, retryInMs: number) => void;
+  /** Longest back-off after repeated failures (defaults to 10 minutes or the interval if longer). */
+  maxBackoffMs?: number;
+}
+
+export function clampInterval(ms: number, minMs: number): number {
+  if (!Number.isFinite(ms) || ms <= 0) return minMs;
+  return Math.min(Math.max(ms, minMs), MAX_DELAY_MS);
+}
+
+/**
+ * A setTimeout chain: the next poll is scheduled only when the previous one has finished, so polls never
+ * overlap; failures back off exponentially; stop() aborts the poll in flight and waits for it to settle.
+ */
+export class Poller {
+  readonly intervalMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private controller: AbortController | undefined;
+  private failures = 0;
+  private stopped = false;
+  private readonly maxBackoffMs: number;
+
+  constructor(private readonly opts: PollerOptions) {
+    this.intervalMs = clampInterval(opts.intervalMs, opts.minIntervalMs);
+    this.maxBackoffMs = Math.min(Math.max(opts.maxBackoffMs ?? 600_000, this.intervalMs), MAX_DELAY_MS);
+  }
+
+  /** Polls once right away, then every interval. */
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /**
+   * Runs one poll now (the "poll on input" mode). If a poll is already running, waits for it instead of
+   * starting a second one, so two inputs in a row never overlap.
+   */
+  trigger(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return this.running ?? this.run(false);
+  }
+
+  get consecutiveFailures(): number {
+    return this.failures;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.controller?.abort();
+    await this.running?.catch(() => undefined);
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.run(true);
+    }, delay);
+  }
+
+  private run(reschedule: boolean): Promise<void> {
+    const controller = new AbortController();
+    this.controller = controller;
+    const p = this.opts
+      .poll(controller.signal)
+      .then(
+        () => {
+          this.failures = 0;
+          if (reschedule) this.schedule(this.intervalMs);
+        },
+        (err: unknown) => {
+          if (controller.signal.aborted && this.stopped) return;
+          this.failures += 1;
+          const delay = Math.min(this.intervalMs * 2 ** (this.failures - 1), this.maxBackoffMs);
+          this.opts.onError(err, this.failures, reschedule ? delay : 0);
+          if (reschedule) this.schedule(delay);
+        },
+      )
+      .finally(() => {
+        if (this.running === p) this.running = undefined;
+      });
+    this.running = p;
+    return p;
+  }
+}

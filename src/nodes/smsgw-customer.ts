@@ -1,0 +1,20 @@
+/**
+ * smsgw-customer: GetCustomerList, GetCustomer, GetCustomerWithAuthUser, CreateCustomer.
+ * In: one typedInput per parameter; msg.params.<Name> and msg.operation override.
+ * Out: msg.payload = the Customer list, the Customer, or CreateCustomerInfo.
+ */
+import type { Node, NodeAPI } from 'node-red';
+import { setupMultiOperation, type MultiOpDef } from './shared/multi-op';
+import { queryPayload, queryStatus } from './shared/present';
+
+export default (RED: NodeAPI): void => {
+  function SmsgwCustomer(this: Node, def: MultiOpDef): void {
+    RED.nodes.createNode(this, def);
+    setupMultiOperation(RED, this, 'smsgw-customer', { ...def, operation: def.operation || 'GetCustomerList' }, (op, value) => {
+      const payload = queryPayload(value);
+      return { payload, status: queryStatus(op.name, payload) };
+    });
+  }
+
+  RED.nodes.registerType('smsgw-customer', SmsgwCustomer);
+};

@@ -1,0 +1,77 @@
+/**
+ * smsgw-send-hlr: SendHLR (is this number live, and on which network?).
+ * In: msg.recipient(s) and msg.topic (caption) by default. Option: wait for the result (QueryHLRJobsByJobID)
+ * and emit it with the msg. Out: msg.payload = { JobId, CreateStatus, queued, recipients, hlr? }.
+ */
+import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { GatewayError } from '../errors';
+import { attachConfig, requireConfig } from './shared/config';
+import { onInput } from './shared/input';
+import { fieldOf, msgOverride, toRecipients, toText } from './shared/props';
+import { sendOutcome } from './shared/results';
+import { jobStatus, ok, sharedKey } from './shared/status';
+
+interface SendHlrDef extends NodeDef {
+  gateway: string;
+  wait?: boolean;
+  waitTimeout?: number | string;
+  [field: string]: unknown;
+}
+
+/** Resolves after ms, or rejects when the signal aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(new GatewayError('TIMEOUT', 'aborted while waiting for the HLR result'));
+      },
+      { once: true },
+    );
+  });
+}
+
+export default (RED: NodeAPI): void => {
+  function SmsgwSendHlr(this: Node, def: SendHlrDef): void {
+    RED.nodes.createNode(this, def);
+    start(this, def);
+  }
+
+  function start(node: Node, def: SendHlrDef): void {
+    const config = attachConfig(RED, node, def.gateway);
+    const d = def as Record<string, unknown>;
+    const waitMs = Math.max(1, Number(def.waitTimeout) || 60) * 1000;
+    const pollMs = Math.max(100, Number((RED.settings as unknown as Record<string, unknown>).smsgwSendHlrPollInterval) || 2000);
+
+    onInput(RED, node, async (msg, signal) => {
+      const client = requireConfig(config).getClient();
+      const recipients = toRecipients(msgOverride(msg, 'recipients') ?? (await fieldOf(RED, node, d, msg, 'recipient', 'recipient')));
+      if (recipients.length === 0) throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendHLR' });
+      const Caption = toText(await fieldOf(RED, node, d, msg, 'caption', 'caption')) ?? '';
+      const outcome = sendOutcome(await client.send.sendHlr({ Caption, Recipient: recipients.join(',') }, { signal }));
+      const payload: Record<string, unknown> = { operation: 'SendHLR', ...outcome, recipients };
+      if (!def.wait || outcome.queued) return { payload, status: jobStatus(RED, outcome.JobId, outcome.queued) };
+
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        const hlr = await client.information.queryHlrJobsByJobId({ JobID: Number(outcome.JobId) }, { signal });
+        if (hlr.length >= recipients.length) {
+          payload.hlr = hlr;
+          const first = hlr[0];
+          return { payload, status: ok(first ? `${first.Number}: ${first.NecValue}` : String(outcome.JobId)) };
+        }
+        if (Date.now() >= deadline) {
+          msg.payload = payload;
+          throw new GatewayError('TIMEOUT', RED._(sharedKey('errors.hlrWait'), { s: waitMs / 1000 }), {
+            operation: 'QueryHLRJobsByJobID',
+          });
+        }
+        await sleep(Math.min(pollMs, Math.max(0, deadline - Date.now())), signal);
+      }
+    });
+  }
+
+  RED.nodes.registerType('smsgw-send-hlr', SmsgwSendHlr);
+};

@@ -1,0 +1,78 @@
+/**
+ * smsgw-send-sms: SendSMS, SendSimpleSMS or SendMobileOrFixlineSMS of the typed service.
+ * In: msg.payload (text, by default), msg.topic (caption, by default); msg.recipient(s), msg.sender,
+ * msg.smsType, msg.sendDate, msg.jobPriority and msg.operation override the dialog.
+ * Out: msg.payload = { operation, JobId, CreateStatus, queued, segments, encoding, recipients, results? }.
+ */
+import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { GatewayError } from '../errors';
+import { analyzeText } from '../text';
+import { attachConfig, requireConfig } from './shared/config';
+import { callOperation } from './shared/gateway';
+import { onInput } from './shared/input';
+import { coerceParams, selectOperation } from './shared/operations';
+import { fieldOf, msgOverride, toRecipients, toText } from './shared/props';
+import { sendOutcome } from './shared/results';
+import { jobStatus } from './shared/status';
+
+interface SendSmsDef extends NodeDef {
+  gateway: string;
+  operation: string;
+  [field: string]: unknown;
+}
+
+export default (RED: NodeAPI): void => {
+  function SmsgwSendSms(this: Node, def: SendSmsDef): void {
+    RED.nodes.createNode(this, def);
+    start(this, def);
+  }
+
+  function start(node: Node, def: SendSmsDef): void {
+    const config = attachConfig(RED, node, def.gateway);
+    const d = def as Record<string, unknown>;
+
+    onInput(RED, node, async (msg, signal) => {
+      const cfg = requireConfig(config);
+      const op = selectOperation('smsgw-send-sms', def.operation || 'SendSMS', msgOverride(msg, 'operation'));
+      const get = (name: string, msgProp?: string): Promise<unknown> => fieldOf(RED, node, d, msg, name, msgProp);
+      const text = toText(await get('text')) ?? '';
+      const recipients = toRecipients(msgOverride(msg, 'recipients') ?? (await get('recipient', 'recipient')));
+      if (recipients.length === 0) throw new GatewayError('VALIDATION', 'no recipient', { operation: op.name });
+      if (recipients.length > 1 && op.name === 'SendSimpleSMS') {
+        throw new GatewayError('VALIDATION', 'SendSimpleSMS takes one recipient; use SendSMS for several', {
+          operation: op.name,
+        });
+      }
+      const smsType = toText(await get('smsType', 'smsType'));
+      const raw: Record<string, unknown> = {
+        Caption: toText(await get('caption', 'caption')) ?? '',
+        Sender: toText(await get('sender', 'sender')) ?? '',
+        Recipient: op.name === 'SendSMS' ? recipients : recipients.join(','),
+        SMSText: text,
+        SendDate: await get('sendDate', 'sendDate'),
+        JobPriority: await get('jobPriority', 'jobPriority'),
+      };
+      if (op.name === 'SendMobileOrFixlineSMS') {
+        if (smsType === 'HighQuality' || smsType === 'HighQualityLong') raw.MobileSMSType = smsType;
+      } else {
+        raw.SmsTyp = smsType || 'Standard';
+      }
+      const params = coerceParams(op, raw);
+      const result = await callOperation(cfg.getClient(), op, params, signal);
+      const outcome = sendOutcome(result);
+      const analysis = analyzeText(text);
+      return {
+        payload: {
+          operation: op.name,
+          ...outcome,
+          segments: analysis.segments,
+          encoding: analysis.encoding,
+          recipients,
+        },
+        status: jobStatus(RED, outcome.JobId, outcome.queued),
+      };
+    });
+  }
+
+  RED.nodes.registerType('smsgw-send-sms', SmsgwSendSms);
+};

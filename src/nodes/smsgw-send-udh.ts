@@ -1,0 +1,79 @@
+/**
+ * smsgw-send-udh: SendUDH, a binary message with a user data header.
+ * In: data from msg.payload by default: a Buffer, a hex string or a base64 string; msg.recipient(s),
+ * msg.sender, msg.topic (caption) and msg.sendDate. Out: msg.payload = { ParseStatus, queued, bytes }.
+ */
+import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { GatewayError } from '../errors';
+import { attachConfig, requireConfig } from './shared/config';
+import { onInput } from './shared/input';
+import { fieldOf, msgOverride, toDate, toRecipients, toText } from './shared/props';
+import { sendOutcome } from './shared/results';
+import { ok, sharedKey, warn } from './shared/status';
+
+interface SendUdhDef extends NodeDef {
+  gateway: string;
+  /** How a string in the data field is read: auto (hex if it looks like hex, else base64), hex or base64. */
+  dataFormat?: 'auto' | 'hex' | 'base64';
+  [field: string]: unknown;
+}
+
+const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** The bytes of the UDH message from a Buffer, byte array, hex or base64 text. */
+export function udhBytes(value: unknown, format: 'auto' | 'hex' | 'base64' = 'auto'): Buffer {
+  if (Buffer.isBuffer(value)) return value;
+  if (value instanceof Uint8Array || Array.isArray(value)) return Buffer.from(value as Uint8Array);
+  const text = (toText(value) ?? '').replace(/\s+/g, '');
+  const hexOk = HEX.test(text);
+  if (format === 'hex' || (format === 'auto' && hexOk)) {
+    if (!hexOk) throw new GatewayError('VALIDATION', 'the data is not hex', { operation: 'SendUDH' });
+    return Buffer.from(text, 'hex');
+  }
+  if (text.length % 4 !== 0 || !BASE64.test(text)) {
+    throw new GatewayError('VALIDATION', 'the data is neither hex nor base64', { operation: 'SendUDH' });
+  }
+  return Buffer.from(text, 'base64');
+}
+
+export default (RED: NodeAPI): void => {
+  function SmsgwSendUdh(this: Node, def: SendUdhDef): void {
+    RED.nodes.createNode(this, def);
+    start(this, def);
+  }
+
+  function start(node: Node, def: SendUdhDef): void {
+    const config = attachConfig(RED, node, def.gateway);
+    const d = def as Record<string, unknown>;
+
+    onInput(RED, node, async (msg, signal) => {
+      const client = requireConfig(config).getClient();
+      const get = (name: string, msgProp?: string): Promise<unknown> => fieldOf(RED, node, d, msg, name, msgProp);
+      const recipients = toRecipients(msgOverride(msg, 'recipients') ?? (await get('recipient', 'recipient')));
+      if (recipients.length === 0) throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendUDH' });
+      const bytes = udhBytes(await get('data'), def.dataFormat ?? 'auto');
+      if (bytes.length === 0) throw new GatewayError('VALIDATION', 'no data', { operation: 'SendUDH' });
+      const result = await client.send.sendUdh(
+        {
+          Caption: toText(await get('caption', 'caption')) ?? '',
+          Sender: toText(await get('sender', 'sender')) ?? '',
+          Recipient: recipients.join(','),
+          // The wire format of Data is not shown: upper-case hex of UDH + payload (docs/assumptions.md).
+          Data: bytes.toString('hex').toUpperCase(),
+          SendDate: toDate(await get('sendDate', 'sendDate'), 'sendDate') ?? '',
+        },
+        { signal },
+      );
+      const outcome = sendOutcome(result);
+      return {
+        payload: { operation: 'SendUDH', ...outcome, bytes: bytes.length, recipients },
+        status: outcome.queued
+          ? warn(RED._(sharedKey('status.queued'), { jobId: '' }))
+          : ok(String(outcome.ParseStatus ?? 'Ok')),
+      };
+    });
+  }
+
+  RED.nodes.registerType('smsgw-send-udh', SmsgwSendUdh);
+};
