@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_NAMESPACES, DEFAULT_PATHS, namespaceKind, operationsOf } from '../catalogue';
 import type { ServiceName } from '../catalogue/types';
 import type { EmulatorControl, GatewayBackend } from './contract';
+import { GatewayState } from './state';
 import { FaultInjector } from './wire/fault-injection';
 import type { EmulatorOptions } from './wire/options';
 import { RequestLog } from './wire/request-log';
@@ -14,6 +15,8 @@ export type { FaultKind, FaultSpec } from './wire/fault-injection';
 export { FaultInjector } from './wire/fault-injection';
 export type { RequestLogEntry } from './wire/request-log';
 export type * from './contract';
+export { GatewayState } from './state';
+export type { GatewayStateOptions } from './state';
 
 export type EmulatorBackend = GatewayBackend & EmulatorControl;
 
@@ -39,15 +42,8 @@ const WSDL_NAMES: Record<ServiceName, string> = {
   legacy: 'SMSSend',
 };
 
-type StateCtor = new (options: EmulatorOptions) => EmulatorBackend;
-
 function createState(options: EmulatorOptions): EmulatorBackend {
-  if (options.backend) return options.backend;
-  // Loaded lazily so that the wire layer builds and tests on its own while the state is developed beside it.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require('./state/index') as { GatewayState?: StateCtor };
-  if (!mod.GatewayState) throw new Error('GatewayState is not available');
-  return new mod.GatewayState(options);
+  return options.backend ?? new GatewayState(options);
 }
 
 export function serviceEntries(options: EmulatorOptions): ServiceEntry[] {

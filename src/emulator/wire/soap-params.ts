@@ -124,15 +124,22 @@ function deref(el: XmlElement, body: XmlElement, depth = 0): XmlElement {
   return target ? deref(target, body, depth + 1) : el;
 }
 
-function findById(root: XmlElement, id: string): XmlElement | undefined {
-  const stack = [...root.children];
-  while (stack.length) {
-    const e = stack.shift() as XmlElement;
-    if (attr(e, '', 'id') === id || attr(e, NS.enc12, 'id') === id || attr(e, NS.enc11, 'id') === id)
-      return e;
-    stack.push(...e.children);
+const idIndexes = new WeakMap<XmlElement, Map<string, XmlElement>>();
+
+/** ids of the whole Body, indexed once per request (a scan per reference would be quadratic). */
+function findById(body: XmlElement, id: string): XmlElement | undefined {
+  let index = idIndexes.get(body);
+  if (!index) {
+    index = new Map();
+    const stack = [...body.children];
+    for (let e = stack.pop(); e; e = stack.pop()) {
+      const own = attr(e, '', 'id') ?? attr(e, NS.enc12, 'id') ?? attr(e, NS.enc11, 'id');
+      if (own !== undefined && !index.has(own)) index.set(own, e);
+      stack.push(...e.children);
+    }
+    idIndexes.set(body, index);
   }
-  return undefined;
+  return index.get(id);
 }
 
 function isEncodedArray(el: XmlElement): boolean {
