@@ -107,14 +107,22 @@ export function tail(text: string, lines = 30): string {
   return text.split('\n').slice(-lines).join('\n');
 }
 
-/** Runs a command to completion; rejects with its output when it fails. */
-export function run(cmd: string, args: string[], opts: SpawnOptions = {}): Promise<string> {
+/** Runs a command to completion; rejects with its output when it fails. `combined` also returns stderr. */
+export function run(
+  cmd: string,
+  args: string[],
+  opts: SpawnOptions & { combined?: boolean } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
     let out = '';
     let err = '';
     child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    child.stderr?.on('data', (c: Buffer) => (err += c.toString('utf8')));
+    child.stderr?.on('data', (c: Buffer) => {
+      const text = c.toString('utf8');
+      err += text;
+      if (opts.combined) out += text;
+    });
     child.on('error', reject);
     child.on('exit', (code) => {
       if (code === 0) resolve(out);
