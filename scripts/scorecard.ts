@@ -181,7 +181,7 @@ async function main(): Promise<void> {
 
   const registry = await startRegistry(lock, facts);
   const outFile = join(WORK, 'scorecard.json');
-  let output = '';
+  let output: string;
   try {
     output = await run(
       process.execPath,
