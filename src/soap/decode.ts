@@ -94,6 +94,8 @@ class Decoder implements ResponseDecoder {
   private readonly pending = new Map<string, PendingRef[]>();
   private error: GatewayError | undefined;
   private excerpt = Buffer.alloc(0);
+  /** Set by saxes' attribute event: most elements have none, and this spares a scan of an empty object. */
+  private hasAttributes = false;
 
   constructor(
     private readonly op: OperationDef,
@@ -108,6 +110,9 @@ class Decoder implements ResponseDecoder {
     p.on('closetag', this.onClose);
     p.on('text', this.onText);
     p.on('cdata', this.onText);
+    p.on('attribute', () => {
+      this.hasAttributes = true;
+    });
   }
 
   write(chunk: Uint8Array): void {
@@ -171,28 +176,25 @@ class Decoder implements ResponseDecoder {
       f = new Frame();
       this.stack[d] = f;
     }
+    // Only what every mode reads is reset here; openValue sets the rest for VALUE frames.
     f.ns = parent.ns;
     f.text = '';
     f.collect = false;
     f.nil = false;
     f.ref = false;
     f.id = null;
-    f.value = undefined;
-    f.plan = null;
-    f.target = null;
-    f.key = PUSH;
     let refId: string | null = null;
-    const attrs = tag.attributes;
-    for (const _ in attrs) {
-      refId = this.scanAttributes(f, attrs);
-      break;
+    if (this.hasAttributes) {
+      this.hasAttributes = false;
+      refId = this.scanAttributes(f, tag.attributes);
     }
     const name = tag.name;
     switch (parent.mode) {
       case VALUE: {
         const plan = parent.plan as Plan;
         if (plan.k === COMPLEX) {
-          const field = plan.fields.get(localOf(name));
+          // Data elements are unprefixed (default xmlns or unqualified): try the name as it is first.
+          const field = plan.fields.get(name) ?? (name.indexOf(':') < 0 ? undefined : plan.fields.get(localOf(name)));
           if (field === undefined || parent.value === undefined) f.mode = SKIP;
           else this.openValue(f, field.plan, parent.value as Container, field.name, refId);
         } else if (plan.k === LIST && parent.value !== undefined) {
@@ -326,6 +328,7 @@ class Decoder implements ResponseDecoder {
     f.plan = plan;
     f.target = target;
     f.key = key;
+    f.value = undefined;
     if (f.nil) {
       if (target) put(target, key, null);
       f.target = null;
@@ -378,7 +381,11 @@ class Decoder implements ResponseDecoder {
       case VALUE: {
         if (f.nil || f.ref) break;
         const plan = f.plan as Plan;
-        if (plan.k === PRIM) this.deliver(f, plan.read(f.text));
+        if (plan.k === PRIM) {
+          const v = plan.read(f.text);
+          if (f.id === null && f.target !== null) put(f.target, f.key, v);
+          else this.deliver(f, v);
+        }
         else if (plan.k === COMPLEX) {
           const obj = f.value as Record<string, unknown>;
           const defaults = plan.defaults;

@@ -63,9 +63,20 @@ const digit = (s: string, i: number): number => {
 };
 const two = (s: string, i: number): number => digit(s, i) * 10 + digit(s, i + 1);
 
+/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil): no Date.UTC call. */
+function daysFromCivil(y: number, m: number, d: number): number {
+  if (m <= 2) y -= 1;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
 /**
- * xsd:dateTime → Date (null for 0001-01-01T00:00:00). Fast path: `YYYY-MM-DDTHH:MM:SS[.f{1,7}][Z|±HH:MM]`
- * with valid ranges; everything else (date-only, spaces, odd years) goes through parseDateTime.
+ * xsd:dateTime → Date (null for 0001-01-01T00:00:00). Fast path: `YYYY-MM-DDTHH:MM:SS[.f{1,9}][Z|±HH:MM]`
+ * with valid ranges; everything else (date-only, spaces, odd years) goes through parseDateTime. Fractions are
+ * rounded half-up to milliseconds.
  */
 export function dateReader(zoneless: 'utc' | 'local'): (s: string) => Date | null {
   const slow = (s: string): Date | null => parseDateTime(s, { zoneless });
@@ -79,16 +90,23 @@ export function dateReader(zoneless: 'utc' | 'local'): (s: string) => Date | nul
     const h = two(s, 11);
     const mi = two(s, 14);
     const sec = two(s, 17);
-    if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) {
-      return slow(s);
+    if (y < 100 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) {
+      return slow(s); // also years below 100 (MinValue included): rare, and Date maps 0–99 to 1900+
     }
     let i = 19;
     let ms = 0;
     if (i < n && s.charCodeAt(i) === 46) {
       const start = ++i;
-      while (i < n && digit(s, i) >= 0) i++;
+      let scale = 100;
+      while (i < n) {
+        const c = digit(s, i);
+        if (c < 0) break;
+        if (scale >= 1) ms += c * scale;
+        else if (scale > 0.05 && c >= 5) ms += 1; // the fourth digit rounds
+        scale /= 10;
+        i++;
+      }
       if (i === start || i - start > 9) return slow(s);
-      ms = Math.round(Number(`0.${s.slice(start, i)}`) * 1000);
     }
     let offset = 0;
     let zoned = false;
@@ -98,17 +116,14 @@ export function dateReader(zoneless: 'utc' | 'local'): (s: string) => Date | nul
       else if ((c === 43 || c === 45) && i + 6 === n && s.charCodeAt(i + 3) === 58) {
         const oh = two(s, i + 1);
         const om = two(s, i + 4);
-        if (oh < 0 || om < 0) return slow(s);
+        if (oh < 0 || om < 0 || om > 59) return slow(s);
         offset = (c === 45 ? -1 : 1) * (oh * 60 + om);
         zoned = true;
       } else return slow(s);
     }
-    if (y === 1 && mo === 1 && d === 1 && h === 0 && mi === 0 && sec === 0) return null;
-    if (y < 100) return slow(s); // Date.UTC maps years 0–99 to 1900+
-    let t: number;
-    if (zoned) t = Date.UTC(y, mo - 1, d, h, mi, sec, ms) - offset * 60000;
-    else if (zoneless === 'local') t = new Date(y, mo - 1, d, h, mi, sec, ms).getTime();
-    else t = Date.UTC(y, mo - 1, d, h, mi, sec, ms);
+    if (!zoned && zoneless === 'local') return new Date(y, mo - 1, d, h, mi, sec, ms);
+    if (d > 28 && d > new Date(Date.UTC(y, mo, 0)).getUTCDate()) return slow(s);
+    const t = daysFromCivil(y, mo, d) * 86400000 + ((h * 60 + mi - offset) * 60 + sec) * 1000 + ms;
     return new Date(t);
   };
 }
