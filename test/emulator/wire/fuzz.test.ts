@@ -6,7 +6,7 @@ import { http } from './helpers/http';
 // Whatever arrives, the emulator answers with an HTTP status and keeps running.
 
 const GW = 'https://gateway.smsgw.example/';
-const VALID = [
+const VALID: Array<{ path: string; headers: Record<string, string>; body: string }> = [
   {
     path: '/gateway/Send.asmx',
     headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${GW}SendSMS"` },
