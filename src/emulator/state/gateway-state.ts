@@ -32,6 +32,7 @@ export interface JobSummary {
   readonly createdAt: Date;
 }
 
+const SUBSCRIBER_STATES: readonly SubscriberState[] = ['ok', 'unknown', 'unreachable'];
 const TIME_KEY = /^(at|[a-z]+At)$/;
 
 export class GatewayState implements GatewayBackend, EmulatorControl {
@@ -86,6 +87,9 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
   // ---------- control
 
   injectInbound(input: InboundInput): { id: number } {
+    if (typeof input.from !== 'string' || typeof input.text !== 'string') {
+      throw new TypeError('injectInbound needs the strings from and text');
+    }
     const state = this.account(input.user ?? this.opts.accounts[0]!.user);
     const now = this.catchUp();
     const job = input.jobId ? this.store.jobs.get(input.jobId) : undefined;
@@ -139,6 +143,8 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
   }
 
   setSubscriberState(number: string, state: SubscriberState): void {
+    if (!SUBSCRIBER_STATES.includes(state))
+      throw new RangeError(`subscriber state must be one of ${SUBSCRIBER_STATES.join(', ')}`);
     this.store.setSubscriber(number, state);
     this.file?.changed();
   }

@@ -69,8 +69,7 @@ export function sendMobileOrFixline(
   const recipients = splitRecipients(str(p, 'Recipient'));
   const mobileType = str(p, 'MobileSMSType') === 'HighQualityLong' ? 'HighQualityLong' : 'HighQuality';
   const { mobilePrefixes, defaultCountryCode } = env.opts;
-  const mobile = recipients.filter((r) => isMobile(r, mobilePrefixes, defaultCountryCode));
-  const fixed = recipients.filter((r) => !mobile.includes(r));
+  const mobile = new Set(recipients.filter((r) => isMobile(r, mobilePrefixes, defaultCountryCode)));
   const notes: Array<[LogPriority, string]> = [];
   const base = {
     caption: str(p, 'Caption') ?? '',
@@ -80,13 +79,13 @@ export function sendMobileOrFixline(
     notes,
   };
   const groups: Array<[string, string[]]> = [
-    [mobileType, mobile],
-    ['Festnetz', fixed],
+    [mobileType, recipients.filter((r) => mobile.has(r))],
+    ['Festnetz', recipients.filter((r) => !mobile.has(r))],
   ];
-  const results = groups
-    .filter(([, numbers]) => numbers.length > 0 || recipients.length === 0)
-    .slice(0, recipients.length === 0 ? 1 : 2)
-    .map(([typ, numbers]) => submitText(env, state, { ...base, typ, recipients: numbers }));
+  // No recipient at all still answers one envelope (NoRecipientFound).
+  const used =
+    recipients.length === 0 ? groups.slice(0, 1) : groups.filter(([, numbers]) => numbers.length > 0);
+  const results = used.map(([typ, numbers]) => submitText(env, state, { ...base, typ, recipients: numbers }));
   return results.map((r) => ({ StatusCode: 'Ok', Value: jobInfo(r) }));
 }
 

@@ -57,6 +57,14 @@ describe('emulator state: control and snapshot', () => {
     assert.equal(balance(state), 12.25);
   });
 
+  it('refuses malformed control input', () => {
+    const state = makeState();
+    assert.throws(() => state.setSubscriberState('+491', 'gone' as never), RangeError);
+    assert.throws(() => state.injectInbound({ from: '+491' } as never), TypeError);
+    assert.throws(() => state.setBalance('ghost', 1), /unknown account/);
+    assert.throws(() => state.lockAccount('ghost', true), /unknown account/);
+  });
+
   it('runs on the real clock when none is injected', () => {
     const state = new GatewayState();
     const before = Date.now();

@@ -118,6 +118,20 @@ describe('emulator state: typed sends', () => {
     assert.equal(balance(state), 9);
   });
 
+  it('queues an accepted job at send time when the balance was lowered meanwhile', () => {
+    const state = makeState({ balance: 2 });
+    const r = sendSms(state);
+    assert.equal(r.Status, 'Ok');
+    state.setBalance('demo', 0.5);
+    state.advance(200);
+    assert.equal(jobById(state, r.JobId)['Status'], 'ZuWenigKontingent');
+    assert.equal(balance(state), 0.5, 'nothing charged');
+    state.setBalance('demo', 5);
+    state.finishJobs();
+    assert.equal(jobById(state, r.JobId)['Status'], 'Erledigt');
+    assert.equal(balance(state), 4);
+  });
+
   it('maps every SmsType to its JobType', () => {
     const state = makeState();
     const expected: Record<string, string> = {
