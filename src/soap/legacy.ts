@@ -1,0 +1,186 @@
+/**
+ * The older service's result strings (legacy-string-service.md): send results, the balance and the
+ * delimited record lists. Parsing is tolerant (CRLF, decimal comma, several date layouts, a semicolon where
+ * the spec shows GetRecivedSMS2's comma); text that fits no known shape is a GatewayError('PARSE').
+ */
+import type { LegacyResultKind } from '../catalogue/types';
+import { GatewayError } from '../errors';
+
+export interface LegacyParseOptions {
+  /** The record separator the caller passed as Trennzeichen (GetJobs1 & co.); default newline. */
+  separator?: string;
+  /** How to read dates without zone (all of this service's dates): as UTC (default) or local time. */
+  zoneless?: 'utc' | 'local';
+}
+
+export type LegacyResult = { raw: string } & Record<string, unknown>;
+
+const ERROR_RE = /^\s*Error\b[\s:]*([\s\S]*?)\s*$/i;
+const OK_RE = /^\s*OK\b[\s:]*([\s\S]*?)\s*$/i;
+
+class LegacyFormatError extends Error {}
+
+function parseNumber(text: string, what: string): number {
+  let s = text.trim();
+  if (s.includes(',')) {
+    // "12,5" (decimal comma) or "1.234,5" / "1,234.5" (grouping): the last separator is the decimal one.
+    const lastComma = s.lastIndexOf(',');
+    const lastDot = s.lastIndexOf('.');
+    s = lastComma > lastDot ? s.replace(/\./g, '').replace(',', '.') : s.replace(/,/g, '');
+  }
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) throw new LegacyFormatError(`${what} is not a number`);
+  return Number(s);
+}
+
+const DATE_LAYOUTS: Array<{ re: RegExp; order: 'ymd' | 'dmy' | 'mdy' }> = [
+  // ISO and `yyyy-MM-dd HH:mm:ss`, fraction and zone optional
+  { re: /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/, order: 'ymd' },
+  // German `dd.MM.yyyy HH:mm[:ss]`
+  { re: /^(\d{1,2})\.(\d{1,2})\.(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$/, order: 'dmy' },
+  // en-US DateTime.ToString(): `M/d/yyyy h:mm:ss AM`
+  { re: /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp][Mm])?)?$/, order: 'mdy' },
+];
+
+export function parseLegacyDate(text: string, zoneless: 'utc' | 'local' = 'utc'): Date {
+  const s = text.trim();
+  for (const { re, order } of DATE_LAYOUTS) {
+    const m = re.exec(s);
+    if (!m) continue;
+    const [a, b, c] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const [y, mo, d] = order === 'ymd' ? [a, b, c] : order === 'dmy' ? [c, b, a] : [c, a, b];
+    let h = Number(m[4] ?? 0);
+    const mi = Number(m[5] ?? 0);
+    const sec = Number(m[6] ?? 0);
+    let ms = 0;
+    let zone: string | undefined;
+    if (order === 'ymd') {
+      ms = m[7] ? Math.round(Number(`0.${m[7]}`) * 1000) : 0;
+      zone = m[8];
+    } else if (order === 'mdy' && m[7]) {
+      const pm = m[7].toLowerCase() === 'pm';
+      if (h === 12) h = pm ? 12 : 0;
+      else if (pm) h += 12;
+    }
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59) break;
+    let t: number;
+    if (zone) {
+      t = Date.UTC(y, mo - 1, d, h, mi, sec, ms);
+      if (zone !== 'Z') {
+        const digits = zone.slice(1).replace(':', '');
+        t -= (zone[0] === '-' ? -1 : 1) * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60000;
+      }
+    } else if (zoneless === 'local') t = new Date(y, mo - 1, d, h, mi, sec, ms).getTime();
+    else t = Date.UTC(y, mo - 1, d, h, mi, sec, ms);
+    return new Date(t);
+  }
+  throw new LegacyFormatError('unrecognised date');
+}
+
+function parseFlag(text: string): boolean {
+  const s = text.trim().toLowerCase();
+  if (s === '1' || s === 'true' || s === 'yes' || s === 'ja') return true;
+  if (s === '0' || s === 'false' || s === 'no' || s === 'nein' || s === '') return false;
+  throw new LegacyFormatError('unrecognised flag');
+}
+
+function splitRecords(raw: string, separator: string | undefined): string[] {
+  const sep = separator === undefined || separator === '' || separator === '\n' || separator === '\r\n' ? '\n' : separator;
+  return raw
+    .split(sep)
+    .map((r) => r.replace(/^[\r\n]+|[\r\n]+$/g, ''))
+    .filter((r) => r.trim() !== '');
+}
+
+/** Fields split on `;`; the free-text field (`message`, `caption`) takes whatever is left, semicolons included. */
+function fields(record: string, before: number, after: number): { head: string[]; middle: string; tail: string[] } {
+  const parts = record.split(';');
+  if (parts.length < before + after + 1) throw new LegacyFormatError(`expected at least ${before + after + 1} fields`);
+  return {
+    head: parts.slice(0, before),
+    middle: parts.slice(before, parts.length - after).join(';'),
+    tail: parts.slice(parts.length - after),
+  };
+}
+
+type RecordParser = (record: string, zoneless: 'utc' | 'local') => Record<string, unknown>;
+
+const RECORDS: Record<Exclude<LegacyResultKind, 'send' | 'balance'>, RecordParser> = {
+  receivedSms2: (r, z) => {
+    // `ID,JobId;Sender;message;date`: the spec shows a comma after ID; a semicolon is accepted too.
+    const comma = r.indexOf(',');
+    const semi = r.indexOf(';');
+    const cut = comma >= 0 && (semi < 0 || comma < semi) ? comma : semi;
+    if (cut < 0) throw new LegacyFormatError('expected ID,JobId;Sender;message;date');
+    const f = fields(r.slice(cut + 1), 2, 1);
+    return {
+      id: parseNumber(r.slice(0, cut), 'ID'),
+      jobId: parseNumber(f.head[0] as string, 'JobId'),
+      sender: (f.head[1] as string).trim(),
+      message: f.middle,
+      date: parseLegacyDate(f.tail[0] as string, z),
+    };
+  },
+  recivedSms2: (r, z) => {
+    const parts = r.split(';');
+    if (parts.length < 3) throw new LegacyFormatError('expected Sender;date;message');
+    return {
+      sender: (parts[0] as string).trim(),
+      date: parseLegacyDate(parts[1] as string, z),
+      message: parts.slice(2).join(';'),
+    };
+  },
+  newReceivedSms2: (r, z) => {
+    const f = fields(r, 1, 2);
+    return {
+      sender: (f.head[0] as string).trim(),
+      message: f.middle,
+      date: parseLegacyDate(f.tail[0] as string, z),
+      isStatusReport: parseFlag(f.tail[1] as string),
+    };
+  },
+  jobs: (r, z) => {
+    const f = fields(r, 1, 2);
+    return {
+      jobId: parseNumber(f.head[0] as string, 'JobId'),
+      caption: f.middle,
+      cost: parseNumber(f.tail[0] as string, 'cost'),
+      sendTime: parseLegacyDate(f.tail[1] as string, z),
+    };
+  },
+};
+
+/**
+ * Reads a result string of the older service:
+ * - send: `OK <id>` → `{ raw, ok: true, id }` (id as text), `Error <text>` → `{ raw, ok: false, error }`;
+ * - balance: `{ raw, ok: true, balance }` (tolerates `OK 12.5`, `12,5`);
+ * - record lists: `{ raw, ok: true, records: [...] }` with numbers and dates parsed.
+ * Any kind answering `Error <text>` gives `{ raw, ok: false, error }`. Throws GatewayError('PARSE') otherwise.
+ */
+export function parseLegacyResult(kind: LegacyResultKind, raw: string, opts: LegacyParseOptions = {}): LegacyResult {
+  const text = raw ?? '';
+  const err = ERROR_RE.exec(text);
+  if (err) return { raw: text, ok: false, error: err[1] ?? '' };
+  const zoneless = opts.zoneless ?? 'utc';
+  try {
+    switch (kind) {
+      case 'send': {
+        const ok = OK_RE.exec(text);
+        if (!ok) throw new LegacyFormatError('expected "OK <id>" or "Error <text>"');
+        return { raw: text, ok: true, id: ok[1] ?? '' };
+      }
+      case 'balance': {
+        const ok = OK_RE.exec(text);
+        return { raw: text, ok: true, balance: parseNumber(ok ? (ok[1] ?? '') : text, 'balance') };
+      }
+      default: {
+        const parse = RECORDS[kind];
+        if (!parse) throw new LegacyFormatError(`unknown result kind ${String(kind)}`);
+        return { raw: text, ok: true, records: splitRecords(text, opts.separator).map((r) => parse(r, zoneless)) };
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof LegacyFormatError)) throw e;
+    const excerpt = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+    throw new GatewayError('PARSE', `cannot read the ${kind} result: ${e.message}`, { body: excerpt, cause: e });
+  }
+}
