@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.sandbox/**', 'nodes/**/*.js', 'bin/**', '**/*.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.sandbox/**', '.cache/**', 'test/e2e/out/**', 'nodes/**/*.js', 'bin/**', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
