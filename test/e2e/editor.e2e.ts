@@ -1,0 +1,218 @@
+/**
+ * A newcomer's first minutes, in a real browser: find the nodes in the palette, configure the gateway with
+ * "Test connection", build inject -> send SMS -> debug, deploy, see the status and the JobId, find the examples.
+ * With SMSGW_SCREENSHOTS=1 (npm run screenshots) the pictures go to docs/images/ for the README.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { examplesForDeploy, listExamples } from '../../scripts/lib/flows';
+import { ROOT } from '../../scripts/lib/package';
+import { openBrowser, type Browser } from './browser';
+import { addNode, deploy, openEditDialog, setTypedString, showSidebarTab, wire } from './editor';
+import { listServedExamples } from './examples';
+import {
+  CATEGORY,
+  CONFIG_TYPE,
+  MODULE,
+  nodeRedVersion,
+  outDir,
+  PALETTE_TYPES,
+  screenshots,
+  startStack,
+  type Stack,
+} from './stack';
+
+const TAB = 'e2e0000000000001';
+const imageDir = screenshots ? join(ROOT, 'docs', 'images') : join(outDir, 'images');
+
+interface EmulatorState {
+  accounts: { account: { user: string; balance: number }; jobs: { id: number }[] }[];
+}
+async function emulatorState(stack: Stack): Promise<EmulatorState> {
+  return (await (await fetch(`${stack.emulator.url}/_emulator/state`)).json()) as EmulatorState;
+}
+
+async function snap(page: Page, name: string): Promise<void> {
+  mkdirSync(imageDir, { recursive: true });
+  await page.screenshot({ path: join(imageDir, name) });
+}
+
+describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
+  let stack: Stack;
+  let browser: Browser;
+  let page: Page;
+
+  before(async function () {
+    // an empty tab first (the editor opens on it), then the examples wired to the emulator
+    stack = await startStack('editor', (url) => [
+      { id: TAB, type: 'tab', label: 'My first flow', disabled: false, info: '' },
+      ...examplesForDeploy(url),
+    ]);
+    browser = await openBrowser();
+    page = browser.page;
+    await page.goto(`${stack.nodeRed.url}/`);
+    await page.waitForSelector('#red-ui-palette-container .red-ui-palette-node', { timeout: 60000 });
+  });
+  after(async function () {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it(`shows every node type in the palette under "${CATEGORY}"`, async function () {
+    const catId = CATEGORY.replace(/[^-0-9A-Za-z\u0080-\uffff]/g, '_'); // as the editor builds ids
+    const container = page.locator(`#red-ui-palette-container-${catId}`);
+    assert.equal(await container.locator('.red-ui-palette-header').innerText(), CATEGORY);
+    for (const type of PALETTE_TYPES) {
+      assert.equal(
+        await container.locator(`.red-ui-palette-node[data-palette-type="${type}"]`).count(),
+        1,
+        type,
+      );
+    }
+    const shown = await container
+      .locator('.red-ui-palette-node')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-palette-type')));
+    assert.deepEqual([...shown].sort(), [...PALETTE_TYPES].sort());
+    // the palette filtered to our category, as someone searching for "sms" sees it
+    await page.fill('#red-ui-palette-search input', 'smsgw');
+    await page.waitForTimeout(500);
+    mkdirSync(imageDir, { recursive: true });
+    await page.locator('#red-ui-palette').screenshot({ path: join(imageDir, 'palette.png') });
+    await page.fill('#red-ui-palette-search input', '');
+    await page.waitForTimeout(300);
+  });
+
+  let sendId = '';
+  let injectId = '';
+
+  it('builds inject -> send SMS -> debug and configures the gateway, with Test connection showing the balance', async function () {
+    injectId = await addNode(page, 'inject', 120, 120);
+    sendId = await addNode(page, 'smsgw-send-sms', 400, 120);
+    const debugId = await addNode(page, 'debug', 680, 120);
+    await wire(page, injectId, sendId);
+    await wire(page, sendId, debugId);
+    assert.equal((await page.locator(`#red-ui-workspace-chart .red-ui-flow-link`).count()) >= 2, true);
+
+    await openEditDialog(page, sendId);
+    // a new gateway configuration, created from the node's dialog
+    const add = page.locator('#node-input-btn-gateway-add');
+    if ((await add.count()) > 0) await add.click();
+    else {
+      await page.selectOption('#node-input-gateway', '_ADD_');
+      await page.click('#node-input-lookup-gateway');
+    }
+    await page.waitForSelector('#node-config-input-baseUrl', { state: 'visible' });
+    await page.fill('#node-config-input-name', 'Local emulator');
+    await page.fill('#node-config-input-baseUrl', stack.emulator.url);
+    await page.fill('#node-config-input-user', 'demo');
+    await page.fill('#node-config-input-password', 'demo-password');
+    await page.click('#smsgw-config-test');
+    const result = page.locator('#smsgw-config-test-result');
+    await page.waitForFunction(
+      () => /\d/.test(document.querySelector('#smsgw-config-test-result')?.textContent ?? ''),
+      undefined,
+      { timeout: 15000 },
+    );
+    const balance = (await emulatorState(stack)).accounts.find((a) => a.account.user === 'demo')!.account
+      .balance;
+    const text = await result.innerText();
+    assert.match(text, new RegExp(`\\b${balance}\\b`), `"${text}" does not show the balance ${balance}`);
+    await snap(page, 'config-dialog.png');
+    await page.click('#node-config-dialog-ok');
+    await page.waitForSelector('#node-config-input-baseUrl', { state: 'detached' });
+
+    const selected = await page.locator('#node-input-gateway').inputValue();
+    const configType = await page.evaluate(
+      (id) =>
+        (
+          window as unknown as { RED: { nodes: { node(i: string): { type: string } | null } } }
+        ).RED.nodes.node(id)?.type,
+      selected,
+    );
+    assert.equal(configType, CONFIG_TYPE);
+    await page.locator('#node-input-recipient').fill('+4917012345678');
+    await setTypedString(page, 'node-input-text', 'The freezer is warm!');
+    await page.fill('#node-input-name', 'text me');
+    await page.waitForTimeout(400);
+    await snap(page, 'edit-dialog.png');
+    await page.click('#node-dialog-ok');
+    await page.waitForSelector('#node-dialog-ok', { state: 'detached' });
+    // no red triangle: the editor considers the node valid
+    assert.equal(await page.locator(`[id="${sendId}"] .red-ui-flow-node-error:visible`).count(), 0);
+  });
+
+  it('deploys, turns the status green and shows the JobId in the debug sidebar', async function () {
+    await deploy(page);
+    await showSidebarTab(page, 'debug');
+    const jobsBefore = (await emulatorState(stack)).accounts.flatMap((a) => a.jobs.map((j) => j.id));
+    await page.click(`[id="${injectId}"] .red-ui-flow-node-button`);
+    await page.waitForSelector(`[id="${sendId}"] .red-ui-flow-node-status-dot-green`, { timeout: 20000 });
+    const msg = page.locator('#red-ui-sidebar .red-ui-debug-msg').last();
+    await msg.waitFor({ timeout: 15000 });
+    let text = await msg.innerText();
+    if (!/JobId/.test(text)) {
+      await msg.locator('.red-ui-debug-msg-object-handle').first().click();
+      text = await msg.innerText();
+    }
+    const m = /JobId\W+(\d+)/.exec(text);
+    assert.ok(m, `the debug message shows no JobId:\n${text}`);
+    const jobsAfter = (await emulatorState(stack)).accounts.flatMap((a) => a.jobs.map((j) => j.id));
+    const created = jobsAfter.filter((id) => !jobsBefore.includes(id));
+    assert.deepEqual(created, [Number(m[1])], 'the JobId shown is the job the emulator created');
+    const status = await page.locator(`[id="${sendId}"] .red-ui-flow-node-status-label`).innerText();
+    assert.match(status, new RegExp(m[1]!));
+  });
+
+  it('lists the example flows under Import > Examples (and GET /library/examples/flows/<module>)', async function () {
+    const shipped = listExamples()
+      .map((e) => e.name)
+      .sort();
+    assert.deepEqual(await listServedExamples(stack.nodeRed.url, MODULE), shipped);
+
+    await page.click('#red-ui-header-button-sidemenu');
+    await page.click('#menu-item-import');
+    await page.click('#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples a');
+    const tree = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
+    await tree.locator('.red-ui-treeList-label-text', { hasText: MODULE }).first().click();
+    for (const name of shipped) {
+      const leaf = name.split('/').pop()!;
+      await tree.locator('.red-ui-treeList-label-text', { hasText: leaf }).first().waitFor({ timeout: 5000 });
+    }
+    await page.keyboard.press('Escape');
+    const cancel = page.locator('.ui-dialog:visible button', { hasText: /cancel/i });
+    if (await cancel.count()) await cancel.first().click();
+  });
+
+  it('runs an example flow against the emulator', async function () {
+    const examples = examplesForDeploy(stack.emulator.url);
+    const firstTab = examples.find((n) => n.type === 'tab');
+    assert.ok(firstTab, 'the examples have no tab');
+    await page.click(`#red-ui-tab-${firstTab.id} a`);
+    const injects = examples.filter((n) => n.type === 'inject' && n.z === firstTab.id);
+    assert.ok(injects.length > 0, `example tab "${String(firstTab.label)}" has no inject node to start it`);
+    for (const n of injects) await page.click(`[id="${n.id}"] .red-ui-flow-node-button`);
+    const ours = examples.filter((n) => n.z === firstTab.id && n.type.startsWith('smsgw-'));
+    await page.waitForSelector(
+      ours.map((n) => `[id="${n.id}"] .red-ui-flow-node-status-dot-green`).join(', '),
+      { timeout: 20000 },
+    );
+    await page.waitForTimeout(1000);
+    const red = await page
+      .locator(
+        ours.map((n) => `[id="${n.id}"] [class*="red-ui-flow-node-status-"][class$="-red"]`).join(', '),
+      )
+      .count();
+    assert.equal(red, 0, 'a node of the example shows a red status');
+    await snap(page, 'example-flow.png');
+  });
+
+  it('sent nothing off this machine and raised no page errors', function () {
+    // the editor asks the Flow Library catalogue for the palette manager; that is Node-RED's, not ours
+    const unexpected = browser.blocked.filter((u) => !u.startsWith('https://catalogue.nodered.org/'));
+    assert.deepEqual(unexpected, []);
+    const errors = browser.errors.filter((e) => !/ERR_FAILED|ERR_NAME_NOT_RESOLVED|net::/.test(e));
+    assert.deepEqual(errors, []);
+  });
+});

@@ -1,0 +1,68 @@
+/** Driving the Node-RED editor the way a person does: drag from the palette, draw wires, click Deploy. */
+import type { Page } from 'playwright-core';
+
+const NODE = '#red-ui-workspace-chart g.red-ui-flow-node-group';
+
+async function nodeIds(page: Page): Promise<string[]> {
+  return page.locator(NODE).evaluateAll((els) => els.map((e) => e.id));
+}
+
+async function centre(page: Page, selector: string): Promise<{ x: number; y: number }> {
+  const box = await page.locator(selector).first().boundingBox();
+  if (!box) throw new Error(`${selector} is not visible`);
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}
+
+/** Drags a palette entry onto the workspace at (x, y) relative to the chart; returns the new node's id. */
+export async function addNode(page: Page, type: string, x: number, y: number): Promise<string> {
+  const before = new Set(await nodeIds(page));
+  const entry = page.locator(`.red-ui-palette-node[data-palette-type="${type}"]`);
+  await entry.scrollIntoViewIfNeeded();
+  const from = await centre(page, `.red-ui-palette-node[data-palette-type="${type}"]`);
+  const chart = await page.locator('#red-ui-workspace-chart').boundingBox();
+  if (!chart) throw new Error('no workspace');
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move(from.x + 20, from.y, { steps: 5 });
+  await page.mouse.move(chart.x + x, chart.y + y, { steps: 15 });
+  await page.mouse.up();
+  const added = (await nodeIds(page)).filter((id) => !before.has(id));
+  if (added.length !== 1) throw new Error(`dragging ${type} added ${added.length} nodes`);
+  return added[0]!;
+}
+
+/** Draws a wire from the first output of one node to the input of another. */
+export async function wire(page: Page, fromId: string, toId: string): Promise<void> {
+  const from = await centre(page, `[id="${fromId}"] .red-ui-flow-port-output .red-ui-flow-port`);
+  const to = await centre(page, `[id="${toId}"] .red-ui-flow-port-input .red-ui-flow-port`);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move(to.x, to.y, { steps: 15 });
+  await page.mouse.up();
+}
+
+export async function openEditDialog(page: Page, id: string): Promise<void> {
+  await page.dblclick(`[id="${id}"] .red-ui-flow-node`);
+  await page.waitForSelector('#node-dialog-ok', { state: 'visible' });
+}
+
+/** Sets a TypedInput field to a literal string, as picking "az" and typing would. */
+export async function setTypedString(page: Page, inputId: string, value: string): Promise<void> {
+  await page.evaluate(
+    ([id, v]) => {
+      const $ = (window as unknown as { $: (s: string) => { typedInput(...a: string[]): unknown } }).$;
+      $(`#${id}`).typedInput('type', 'str');
+      $(`#${id}`).typedInput('value', v!);
+    },
+    [inputId, value],
+  );
+}
+
+export async function deploy(page: Page): Promise<void> {
+  await page.click('#red-ui-header-button-deploy');
+  await page.waitForSelector('#red-ui-header-button-deploy.disabled', { timeout: 20000 });
+}
+
+export async function showSidebarTab(page: Page, tab: 'debug' | 'info' | 'config'): Promise<void> {
+  await page.click(`#red-ui-tab-${tab}-link-button`);
+}
