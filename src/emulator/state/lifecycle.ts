@@ -26,6 +26,9 @@ export interface NewJob {
   notes?: Array<[LogPriority, string]>;
 }
 
+/** Job types a person can answer (text messages, not binary or HLR jobs). */
+const TEXT_JOB = /^(Standart|Flash|HighQuality|AbsenderUeberAusland|NoSenderAusland)/;
+
 export const roundCredits = (n: number): number => Math.round(n * 10_000) / 10_000;
 
 const OUTCOME: Record<SubscriberState, { status: string; code: number; text: string }> = {
@@ -187,7 +190,10 @@ export class JobEngine {
 
   private deliver(state: AccountState, job: JobRecord, at: number): void {
     if (job.typ === 'HLR') this.hlrResults(state, job, at);
-    else this.reports(state, job, at);
+    else {
+      this.reports(state, job, at);
+      this.autoReply(state, job, at);
+    }
     const failed = job.outcomes.filter((o) => o !== 'ok').length;
     job.phase = 'done';
     job.dueAt = null;
@@ -238,6 +244,26 @@ export class JobEngine {
         gsmError: r.gsmError,
         createdAt: job.createdAt,
         receivedAt: at,
+        collected: false,
+      });
+    });
+  }
+
+  private autoReply(state: AccountState, job: JobRecord, at: number): void {
+    const text = this.opts.autoReply;
+    if (text === undefined || !TEXT_JOB.test(job.typ)) return;
+    job.recipients.forEach((from, i) => {
+      if ((job.outcomes[i] ?? 'ok') !== 'ok') return;
+      const id = this.store.nextId('inbound');
+      state.inbound.push({
+        id,
+        custId: job.custId,
+        jobId: job.id,
+        sender: from,
+        to: job.sender,
+        text,
+        at,
+        report: 0,
         collected: false,
       });
     });

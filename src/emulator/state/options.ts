@@ -51,6 +51,8 @@ export interface GatewayStateOptions {
   legacyTextOffsetMinutes?: number;
   /** NormNetCode (MCC+MNC) of reachable numbers in HLR results (default 26201). */
   hlrNetworkCode?: string;
+  /** When set, every delivered recipient of a text job answers with this text (a reply carrying the JobId). */
+  autoReply?: string;
 }
 
 export const DEFAULT_PRICES: Readonly<Record<string, number>> = {
@@ -85,6 +87,7 @@ export interface ResolvedOptions {
   readonly defaultCountryCode: string;
   readonly legacyTextOffsetMinutes: number;
   readonly hlrNetworkCode: string;
+  readonly autoReply: string | undefined;
 }
 
 export const DEFAULT_MOBILE_PREFIXES = [
@@ -123,5 +126,6 @@ export function resolveOptions(o: GatewayStateOptions = {}): ResolvedOptions {
     defaultCountryCode: o.defaultCountryCode ?? '49',
     legacyTextOffsetMinutes: o.legacyTextOffsetMinutes ?? 0,
     hlrNetworkCode: o.hlrNetworkCode ?? '26201',
+    autoReply: o.autoReply,
   };
 }

@@ -61,6 +61,23 @@ describe('emulator state: received messages', () => {
     assert.equal(reply['Info'], 'ACME', 'sent to the job’s sender');
   });
 
+  it('has no auto-reply by default; with autoReply every delivered recipient of a text job answers', () => {
+    const quiet = makeState();
+    sendSms(quiet);
+    quiet.finishJobs();
+    assert.deepEqual(typed<Rec[]>(quiet, 'information', 'QueryReceivedNewSMS', {}).Value, []);
+    const chatty = makeState({ autoReply: 'STOP' });
+    chatty.setSubscriberState('+4917000000001', 'unknown');
+    const job = sendSms(chatty, { Recipient: ['+4917000000001', '+4917000000002'] });
+    typed(chatty, 'send', 'SendHLR', { Caption: 'h', Recipient: '+4917000000003' });
+    chatty.finishJobs();
+    const replies = typed<Rec[]>(chatty, 'information', 'QueryReceivedNewSMS', {}).Value!;
+    assert.deepEqual(
+      replies.map((m) => [m['Sender'], m['Text'], m['JobId']]),
+      [['+4917000000002', 'STOP', job.JobId]],
+    );
+  });
+
   it('injects into another account when asked and refuses unknown accounts', () => {
     const state = makeState({ accounts: [{ user: 'b', password: 'b-password' }] });
     state.injectInbound({ user: 'b', from: '+491', text: 'for b' });
