@@ -1,5 +1,6 @@
 import { encodedTypesNamespace } from '../../catalogue';
-import type { OperationDef, TypeRef } from '../../catalogue/types';
+import type { OperationDef } from '../../catalogue/types';
+import { EncodedWriter } from './encoded';
 import { escapeText } from '../../soap/escape';
 import { NS, XML_DECL, encodingNs, envelopeNs, type SoapVersion } from './ns';
 import { complexContent, literalElement, scalarText } from './serialize';
@@ -16,24 +17,11 @@ function literalResponse(op: OperationDef, ns: string, version: SoapVersion, res
   return `${XML_DECL}<soap:Envelope ${ENVELOPE_NS(version)}><soap:Body>${wrapper}</soap:Body></soap:Envelope>`;
 }
 
-function xsdTypeName(type: TypeRef): string {
-  if (type.kind === 'enum') return `types:${type.name}`;
-  if (type.kind === 'primitive') return `xsd:${type.name}`;
-  throw new Error(`RPC/encoded results of kind ${type.kind} are not supported by the emulator`);
-}
-
 /** RPC/encoded (§5.4 / §5.5): prefixed wrapper, unqualified accessor with xsi:type, rpc:result first on 1.2. */
 function encodedResponse(op: OperationDef, ns: string, version: SoapVersion, result: unknown): string {
-  const type = op.result.type;
   const name = `${op.name}Result`;
-  let accessor: string;
-  if (result === undefined || (result === null && !(type.kind === 'primitive' && type.name === 'dateTime'))) {
-    accessor = `<${name} xsi:nil="true" />`;
-  } else {
-    const text = escapeText(scalarText(type, result));
-    const t = xsdTypeName(type);
-    accessor = text ? `<${name} xsi:type="${t}">${text}</${name}>` : `<${name} xsi:type="${t}" />`;
-  }
+  const writer = new EncodedWriter(version);
+  const accessor = writer.accessor(name, op.result.type, result);
   const decls =
     `xmlns:soap="${envelopeNs(version)}" xmlns:soapenc="${encodingNs(version)}" xmlns:tns="${ns}" ` +
     `xmlns:types="${encodedTypesNamespace(ns)}"${version === '1.2' ? ` xmlns:rpc="${NS.rpc}"` : ''} xmlns:xsi="${NS.xsi}" xmlns:xsd="${NS.xsd}"`;
@@ -41,7 +29,7 @@ function encodedResponse(op: OperationDef, ns: string, version: SoapVersion, res
   const rpcResult = version === '1.2' ? `<rpc:result xmlns="">${name}</rpc:result>` : '';
   return (
     `${XML_DECL}<soap:Envelope ${decls}>${body}<tns:${op.name}Response>${rpcResult}${accessor}` +
-    `</tns:${op.name}Response></soap:Body></soap:Envelope>`
+    `</tns:${op.name}Response>${writer.trailer}</soap:Body></soap:Envelope>`
   );
 }
 

@@ -39,9 +39,9 @@ const isValueType = (type: TypeRef): boolean =>
 const qname = (type: TypeRef, tns = 'tns'): string =>
   type.kind === 'primitive' ? `s:${type.name}` : `${tns}:${typeLocalName(type)}`;
 
-function elementDecl(name: string, type: TypeRef, pad: string): string {
+function elementDecl(name: string, type: TypeRef, pad: string, tns = 'tns'): string {
   const min = isValueType(type) ? 1 : 0;
-  return `${pad}<s:element minOccurs="${min}" maxOccurs="1" name="${name}" type="${qname(type)}" />\n`;
+  return `${pad}<s:element minOccurs="${min}" maxOccurs="1" name="${name}" type="${qname(type, tns)}" />\n`;
 }
 
 /** Every enum, complex and list type reachable from `roots`, in first-seen order. */
@@ -59,7 +59,7 @@ function collectTypes(roots: TypeRef[]): TypeRef[] {
   return [...seen.values()];
 }
 
-function namedTypeDecl(t: TypeRef): string {
+function namedTypeDecl(t: TypeRef, tns = 'tns'): string {
   if (t.kind === 'enum') {
     const values = (ENUMS[t.name]?.values ?? [])
       .map((v) => `          <s:enumeration value="${escapeAttr(v)}" />\n`)
@@ -70,13 +70,13 @@ function namedTypeDecl(t: TypeRef): string {
     const nillable = isValueType(t.item) ? '' : ' nillable="true"';
     return (
       `      <s:complexType name="${typeLocalName(t)}">\n        <s:sequence>\n` +
-      `          <s:element minOccurs="0" maxOccurs="unbounded" name="${t.itemElement}"${nillable} type="${qname(t.item)}" />\n` +
+      `          <s:element minOccurs="0" maxOccurs="unbounded" name="${t.itemElement}"${nillable} type="${qname(t.item, tns)}" />\n` +
       `        </s:sequence>\n      </s:complexType>\n`
     );
   }
   if (t.kind === 'complex') {
     const fields = (COMPLEX_TYPES[t.name]?.fields ?? [])
-      .map((f) => elementDecl(f.name, f.type, '          '))
+      .map((f) => elementDecl(f.name, f.type, '          ', tns))
       .join('');
     return `      <s:complexType name="${t.name}">\n        <s:sequence>\n${fields}        </s:sequence>\n      </s:complexType>\n`;
   }
@@ -125,7 +125,7 @@ export function generateWsdl(w: WsdlInput): string {
           `      <s:complexType name="${typeLocalName(t)}">\n        <s:complexContent mixed="false">\n          <s:restriction base="soapenc:Array">\n` +
           `            <s:attribute wsdl:arrayType="${qname(t.item, 's1')}[]" ref="soapenc:arrayType" />\n` +
           `          </s:restriction>\n        </s:complexContent>\n      </s:complexType>\n`;
-      } else encoded += namedTypeDecl(t);
+      } else encoded += namedTypeDecl(t, 's1');
     }
     encoded += '    </s:schema>\n';
   }
