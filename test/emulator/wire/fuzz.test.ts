@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
+import { connect } from 'node:net';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator';
 import { http } from './helpers/http';
 
@@ -131,6 +132,31 @@ describe('emulator wire: fuzzing', function () {
         assert.ok(isAnswer(res.status), `status ${res.status} ${res.error ?? ''}`);
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('raw bytes instead of HTTP: answered or closed, never a crash', async () => {
+    const port = Number(new URL(emu.url).port);
+    const prefix = fc.constantFrom(
+      '',
+      'POST /gateway/Send.asmx HTTP/1.1\r\n',
+      'GET /soap/send.asmx/SendSMS?',
+      'POST /_emulator/faults HTTP/1.1\r\nContent-Length: 5\r\n\r\n',
+    );
+    await fc.assert(
+      fc.asyncProperty(prefix, fc.uint8Array({ maxLength: 512 }), async (head, bytes) => {
+        const answer = await new Promise<string>((resolve) => {
+          const socket = connect(port, '127.0.0.1');
+          let got = '';
+          socket.setTimeout(2000, () => socket.destroy());
+          socket.on('data', (d) => (got += d.toString('latin1')));
+          socket.on('error', () => undefined);
+          socket.on('close', () => resolve(got));
+          socket.end(Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(bytes)]));
+        });
+        assert.ok(answer === '' || answer.startsWith('HTTP/1.1 '), answer.slice(0, 40));
+      }),
+      { numRuns: 100 },
     );
   });
 });
