@@ -264,19 +264,21 @@ export class GatewayClient {
     const separator =
       typeof params.Trennzeichen === 'string' && params.Trennzeichen ? params.Trennzeichen : undefined;
     try {
-      return parseLegacyResult(op.result.legacy!, raw, separator ? { separator } : undefined);
-    } catch (e) {
-      throw new GatewayError(
-        'PARSE',
-        `unreadable result string: ${e instanceof Error ? e.message : String(e)}`,
-        {
-          service: op.service,
-          operation: op.name,
-          body: raw.slice(0, 300),
-          ambiguous: op.sends === true,
-          cause: e,
-        },
+      return parseLegacyResult(
+        op.result.legacy!,
+        raw,
+        separator ? { separator, zoneless: this.zoneless } : { zoneless: this.zoneless },
       );
+    } catch (e) {
+      const message = e instanceof GatewayError ? e.message : `unreadable result string: ${String(e)}`;
+      // An unreadable answer to a send may hide a message that was accepted.
+      throw new GatewayError('PARSE', message, {
+        service: op.service,
+        operation: op.name,
+        body: this.clean(raw.slice(0, 300)),
+        ambiguous: op.sends === true,
+        cause: e,
+      });
     }
   }
 

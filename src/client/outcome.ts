@@ -53,25 +53,13 @@ function fromEnvelope(ctx: Ctx, envelope: unknown): unknown {
   return ctx.op.sends ? { ...(value as object), queued: false } : value;
 }
 
-const LEGACY_ERROR = /^\s*error\b/i;
-
 function fromLegacy(ctx: Ctx, result: unknown): unknown {
-  const r = result as { raw: string; ok?: boolean; error?: string };
-  if (ctx.op.result.legacy === 'send') {
-    if (r.ok) return { ...r, queued: false };
+  const r = result as { raw: string; ok?: boolean };
+  if (r.ok !== true) {
     const status = ctx.clean(r.raw.trim() || 'empty answer');
-    throw new GatewayError(
-      'REJECTED',
-      `refused: ${status}`,
-      details(ctx, status, ctx.clean(r.raw.slice(0, 300))),
-    );
-  }
-  const firstLine = r.raw.split('\n', 1)[0] ?? '';
-  if (LEGACY_ERROR.test(firstLine) && !firstLine.includes(';')) {
-    const status = ctx.clean(r.raw.trim());
     throw new GatewayError('REJECTED', `refused: ${status}`, details(ctx, status, status.slice(0, 300)));
   }
-  return r;
+  return ctx.op.result.legacy === 'send' ? { ...r, queued: false } : r;
 }
 
 /** The resolved value of a typed method for a result as call() returns it. */

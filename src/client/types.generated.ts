@@ -5,9 +5,14 @@ import type {
   BytesInput,
   DateInput,
   LegacyBalanceResult,
+  LegacyErrorResult,
+  LegacyJobRecord,
   LegacyRecordsResult,
   LegacySendResult,
+  NewReceivedSms2Record,
   Queued,
+  ReceivedSms2Record,
+  RecivedSms2Record,
 } from './value-types';
 
 // ---- enumerations
@@ -798,48 +803,80 @@ export interface OperationTypes {
     };
   };
   legacy: {
-    SendText: { params: LegacySendTextParams; result: LegacySendResult; value: Queued<LegacySendResult> };
-    SendText2: { params: LegacySendText2Params; result: LegacySendResult; value: Queued<LegacySendResult> };
-    SendSMS: { params: LegacySendSmsParams; result: LegacySendResult; value: Queued<LegacySendResult> };
-    SendSMS2: { params: LegacySendSms2Params; result: LegacySendResult; value: Queued<LegacySendResult> };
-    SendSimpleSMS: {
-      params: LegacySendSimpleSmsParams;
-      result: LegacySendResult;
+    SendText: {
+      params: LegacySendTextParams;
+      result: LegacySendResult | LegacyErrorResult;
       value: Queued<LegacySendResult>;
     };
-    SMSCR: { params: LegacySmscrParams; result: LegacySendResult; value: Queued<LegacySendResult> };
-    SendBinURL: { params: LegacySendBinUrlParams; result: LegacySendResult; value: Queued<LegacySendResult> };
+    SendText2: {
+      params: LegacySendText2Params;
+      result: LegacySendResult | LegacyErrorResult;
+      value: Queued<LegacySendResult>;
+    };
+    SendSMS: {
+      params: LegacySendSmsParams;
+      result: LegacySendResult | LegacyErrorResult;
+      value: Queued<LegacySendResult>;
+    };
+    SendSMS2: {
+      params: LegacySendSms2Params;
+      result: LegacySendResult | LegacyErrorResult;
+      value: Queued<LegacySendResult>;
+    };
+    SendSimpleSMS: {
+      params: LegacySendSimpleSmsParams;
+      result: LegacySendResult | LegacyErrorResult;
+      value: Queued<LegacySendResult>;
+    };
+    SMSCR: {
+      params: LegacySmscrParams;
+      result: LegacySendResult | LegacyErrorResult;
+      value: Queued<LegacySendResult>;
+    };
+    SendBinURL: {
+      params: LegacySendBinUrlParams;
+      result: LegacySendResult | LegacyErrorResult;
+      value: Queued<LegacySendResult>;
+    };
     SendBinData: {
       params: LegacySendBinDataParams;
-      result: LegacySendResult;
+      result: LegacySendResult | LegacyErrorResult;
       value: Queued<LegacySendResult>;
     };
     SendBinData2: {
       params: LegacySendBinData2Params;
-      result: LegacySendResult;
+      result: LegacySendResult | LegacyErrorResult;
       value: Queued<LegacySendResult>;
     };
     GetRecivedSMS2: {
       params: LegacyGetRecivedSms2Params;
-      result: LegacyRecordsResult;
-      value: LegacyRecordsResult;
+      result: LegacyRecordsResult<ReceivedSms2Record> | LegacyErrorResult;
+      value: LegacyRecordsResult<ReceivedSms2Record>;
     };
-    RecivedSMS2: { params: LegacyRecivedSms2Params; result: LegacyRecordsResult; value: LegacyRecordsResult };
+    RecivedSMS2: {
+      params: LegacyRecivedSms2Params;
+      result: LegacyRecordsResult<RecivedSms2Record> | LegacyErrorResult;
+      value: LegacyRecordsResult<RecivedSms2Record>;
+    };
     GetNewRecivedSMS2: {
       params: LegacyGetNewRecivedSms2Params;
-      result: LegacyRecordsResult;
-      value: LegacyRecordsResult;
+      result: LegacyRecordsResult<NewReceivedSms2Record> | LegacyErrorResult;
+      value: LegacyRecordsResult<NewReceivedSms2Record>;
     };
     QueryBalance2: {
       params: LegacyQueryBalance2Params;
-      result: LegacyBalanceResult;
+      result: LegacyBalanceResult | LegacyErrorResult;
       value: LegacyBalanceResult;
     };
-    GetJobs1: { params: LegacyGetJobs1Params; result: LegacyRecordsResult; value: LegacyRecordsResult };
+    GetJobs1: {
+      params: LegacyGetJobs1Params;
+      result: LegacyRecordsResult<LegacyJobRecord> | LegacyErrorResult;
+      value: LegacyRecordsResult<LegacyJobRecord>;
+    };
     GetGetJobsWithStatusResult: {
       params: LegacyGetGetJobsWithStatusResultParams;
-      result: LegacyRecordsResult;
-      value: LegacyRecordsResult;
+      result: LegacyRecordsResult<LegacyJobRecord> | LegacyErrorResult;
+      value: LegacyRecordsResult<LegacyJobRecord>;
     };
   };
 }
@@ -936,21 +973,30 @@ export interface LegacyMethods {
   /** SendBinData2: Binary message from a base64-encoded file. */
   sendBinData2(params: LegacySendBinData2Params, options?: CallOptions): Promise<Queued<LegacySendResult>>;
   /** GetRecivedSMS2: Received messages since a date. */
-  getRecivedSms2(params: LegacyGetRecivedSms2Params, options?: CallOptions): Promise<LegacyRecordsResult>;
+  getRecivedSms2(
+    params: LegacyGetRecivedSms2Params,
+    options?: CallOptions,
+  ): Promise<LegacyRecordsResult<ReceivedSms2Record>>;
   /** RecivedSMS2: All messages since a point in time. */
-  recivedSms2(params: LegacyRecivedSms2Params, options?: CallOptions): Promise<LegacyRecordsResult>;
+  recivedSms2(
+    params: LegacyRecivedSms2Params,
+    options?: CallOptions,
+  ): Promise<LegacyRecordsResult<RecivedSms2Record>>;
   /** GetNewRecivedSMS2: Messages not yet collected. */
   getNewRecivedSms2(
     params?: LegacyGetNewRecivedSms2Params,
     options?: CallOptions,
-  ): Promise<LegacyRecordsResult>;
+  ): Promise<LegacyRecordsResult<NewReceivedSms2Record>>;
   /** QueryBalance2: Balance as a string. */
   queryBalance2(params?: LegacyQueryBalance2Params, options?: CallOptions): Promise<LegacyBalanceResult>;
   /** GetJobs1: Submitted jobs in a period. */
-  getJobs1(params: LegacyGetJobs1Params, options?: CallOptions): Promise<LegacyRecordsResult>;
+  getJobs1(
+    params: LegacyGetJobs1Params,
+    options?: CallOptions,
+  ): Promise<LegacyRecordsResult<LegacyJobRecord>>;
   /** GetGetJobsWithStatusResult: Submitted jobs in a period (same result as GetJobs1). */
   getGetJobsWithStatusResult(
     params: LegacyGetGetJobsWithStatusResultParams,
     options?: CallOptions,
-  ): Promise<LegacyRecordsResult>;
+  ): Promise<LegacyRecordsResult<LegacyJobRecord>>;
 }

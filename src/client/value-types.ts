@@ -15,25 +15,63 @@ export interface SoapResponse<T> {
 /** Marks whether a job was created but waits for credits (`JobIsQueuedInsufficientCredits`). */
 export type Queued<T> = T & { queued: boolean };
 
-/** Result of the older service's send operations: `OK <id>` or `Error <text>`. */
+/** What any operation of the older service answers with `Error <text>` (call() returns it, typed methods throw). */
+export interface LegacyErrorResult {
+  raw: string;
+  ok: false;
+  error: string;
+}
+
+/** Result of the older service's send operations: `OK <id>`. */
 export interface LegacySendResult {
   raw: string;
-  ok: boolean;
-  id?: string;
-  error?: string;
+  ok: true;
+  /** The message id after `OK`, as text. */
+  id: string;
 }
 
 /** QueryBalance2. */
 export interface LegacyBalanceResult {
   raw: string;
+  ok: true;
   balance: number;
 }
 
-/** One record of a delimited result; fields named after the spec's column list. */
-export type LegacyRecord = Record<string, string | number | boolean | Date | null | undefined>;
+/** GetRecivedSMS2 record: ID, JobId, Sender, message, date. */
+export interface ReceivedSms2Record {
+  id: number;
+  jobId: number;
+  sender: string;
+  message: string;
+  date: Date;
+}
 
-/** GetRecivedSMS2, RecivedSMS2, GetNewRecivedSMS2, GetJobs1, GetGetJobsWithStatusResult. */
-export interface LegacyRecordsResult {
+/** RecivedSMS2 record: Sender, date, message. */
+export interface RecivedSms2Record {
+  sender: string;
+  date: Date;
+  message: string;
+}
+
+/** GetNewRecivedSMS2 record: Sender, message, date, is-status-report flag. */
+export interface NewReceivedSms2Record {
+  sender: string;
+  message: string;
+  date: Date;
+  isStatusReport: boolean;
+}
+
+/** GetJobs1 / GetGetJobsWithStatusResult record: JobId, Caption, cost, send time. */
+export interface LegacyJobRecord {
+  jobId: number;
+  caption: string;
+  cost: number;
+  sendTime: Date;
+}
+
+/** A delimited result of the older service. */
+export interface LegacyRecordsResult<R> {
   raw: string;
-  records: LegacyRecord[];
+  ok: true;
+  records: R[];
 }
