@@ -30,7 +30,7 @@ export class CliUsageError extends Error {
 
 export interface CliArgs {
   help: boolean;
-  options: EmulatorOptions;
+  options: Omit<EmulatorOptions, 'backend'>;
 }
 
 const VALUE_FLAGS: Record<string, (o: EmulatorOptions, v: string) => void> = {
@@ -65,7 +65,7 @@ const SWITCHES: Record<string, (o: EmulatorOptions) => void> = {
 };
 
 export function parseCliArgs(argv: readonly string[]): CliArgs {
-  const options: EmulatorOptions = { host: '127.0.0.1', port: 8080 };
+  const options: CliArgs['options'] = { host: '127.0.0.1', port: 8080 };
   let help = false;
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i] as string;

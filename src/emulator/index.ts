@@ -20,13 +20,13 @@ export type { GatewayStateOptions } from './state';
 
 export type EmulatorBackend = GatewayBackend & EmulatorControl;
 
-export interface RunningEmulator {
+export interface RunningEmulator<B extends EmulatorBackend = GatewayState> {
   /** Base URL, e.g. `http://127.0.0.1:41234` (service paths are below it). */
   readonly url: string;
   readonly port: number;
   readonly host: string;
   /** The business state (GatewayState unless a backend was passed). */
-  readonly state: EmulatorBackend;
+  readonly state: B;
   /** Same object as `state`, typed as the control interface. */
   readonly control: EmulatorControl;
   readonly faults: FaultInjector;
@@ -42,8 +42,11 @@ const WSDL_NAMES: Record<ServiceName, string> = {
   legacy: 'SMSSend',
 };
 
-function createState(options: EmulatorOptions): EmulatorBackend {
-  return options.backend ?? new GatewayState(options);
+function createState<B extends EmulatorBackend>(
+  options: Omit<EmulatorOptions, 'backend'> & { backend?: B },
+): B {
+  // Without a backend B is its default, GatewayState.
+  return options.backend ?? (new GatewayState(options) as EmulatorBackend as B);
 }
 
 export function serviceEntries(options: EmulatorOptions): ServiceEntry[] {
@@ -65,7 +68,9 @@ export function serviceEntries(options: EmulatorOptions): ServiceEntry[] {
 }
 
 /** Starts the emulator: HTTP on host:port, all four services, the control API under /_emulator/. */
-export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+export async function startEmulator<B extends EmulatorBackend = GatewayState>(
+  options: Omit<EmulatorOptions, 'backend'> & { backend?: B } = {},
+): Promise<RunningEmulator<B>> {
   const host = options.host ?? '127.0.0.1';
   const state = createState(options);
   const faults = new FaultInjector();

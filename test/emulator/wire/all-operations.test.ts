@@ -110,7 +110,7 @@ function assertParams(backend: FakeBackend, op: OperationDef): void {
 }
 
 describe('emulator wire: every operation over every transport', () => {
-  let emu: RunningEmulator;
+  let emu: RunningEmulator<FakeBackend>;
   const backend = new FakeBackend();
   before(async () => {
     emu = await startEmulator({ backend });

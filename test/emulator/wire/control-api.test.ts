@@ -8,7 +8,7 @@ import { http } from './helpers/http';
 const json = { 'Content-Type': 'application/json' };
 
 describe('emulator wire: control API', () => {
-  let emu: RunningEmulator;
+  let emu: RunningEmulator<FakeBackend>;
   const backend = new FakeBackend();
   before(async () => {
     emu = await startEmulator({ backend });

@@ -38,7 +38,7 @@ function fault12(res: HttpAnswer): { code: string; text: string; lang: string | 
 }
 
 describe('emulator wire: error answers', () => {
-  let emu: RunningEmulator;
+  let emu: RunningEmulator<FakeBackend>;
   const backend = new FakeBackend();
   before(async () => {
     emu = await startEmulator({ backend, maxBodyBytes: 64 * 1024, maxXmlDepth: 32 });

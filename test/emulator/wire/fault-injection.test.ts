@@ -11,7 +11,7 @@ const headers = { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${GW}
 const json = { 'Content-Type': 'application/json' };
 
 describe('emulator wire: fault injection', () => {
-  let emu: RunningEmulator;
+  let emu: RunningEmulator<FakeBackend>;
   let backend: FakeBackend;
   beforeEach(async () => {
     backend = new FakeBackend();

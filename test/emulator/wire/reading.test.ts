@@ -11,7 +11,7 @@ const LEG = 'https://gateway.smsgw.example/soap/';
 const XML11 = { 'Content-Type': 'text/xml; charset=utf-8' };
 
 describe('emulator wire: reading requests and writing values', () => {
-  let emu: RunningEmulator;
+  let emu: RunningEmulator<FakeBackend>;
   const backend = new FakeBackend();
   before(async () => {
     emu = await startEmulator({ backend });
