@@ -49,7 +49,8 @@ export default (RED: NodeAPI): void => {
         Sender: toText(await get('sender', 'sender')) ?? '',
         Recipient: op.name === 'SendSMS' ? recipients : recipients.join(','),
         SMSText: text,
-        SendDate: await get('sendDate', 'sendDate'),
+        // Blank = now: .NET's "no date" for a dateTime, empty text for the string-typed SendDate.
+        SendDate: (await get('sendDate', 'sendDate')) ?? (op.name === 'SendSMS' ? null : ''),
         JobPriority: await get('jobPriority', 'jobPriority'),
       };
       if (op.name === 'SendMobileOrFixlineSMS') {

@@ -106,9 +106,23 @@ function coerce(type: TypeRef, value: unknown, name: string): unknown {
   }
 }
 
+const isDate = (p: ParamDef): boolean => p.type.kind === 'primitive' && p.type.name === 'dateTime';
+
+/**
+ * What a required parameter the flow left blank is sent as: .NET's "no date" for a dateTime, empty text
+ * for a string; numbers stay missing so the client reports them.
+ */
+export function blankValue(p: ParamDef): unknown {
+  if (p.optional) return undefined;
+  if (isDate(p)) return null;
+  if (p.type.kind === 'primitive' && p.type.name === 'string') return '';
+  return undefined;
+}
+
 /** Converts loosely typed flow values into what the catalogue says the parameter is. */
 export function coerceParam(param: ParamDef, value: unknown): unknown {
-  if (value === undefined || value === null) return undefined;
+  if (value === undefined) return undefined;
+  if (value === null) return isDate(param) ? null : undefined;
   const out = coerce(param.type, value, param.name);
   if (param.allowed && !param.allowed.includes(String(out))) {
     throw new GatewayError('VALIDATION', `${param.name} must be one of ${param.allowed.join(', ')}; got "${String(out)}"`);

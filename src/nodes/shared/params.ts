@@ -1,6 +1,6 @@
 import type { Node, NodeAPI, NodeMessage } from 'node-red';
 import type { OperationDef } from '../../catalogue';
-import { coerceParam, PARAM_DEFAULTS, userParams } from './operations';
+import { blankValue, coerceParam, PARAM_DEFAULTS, userParams } from './operations';
 import { evaluateProperty, msgOverride } from './props';
 import type { TypedValue } from './types';
 
@@ -25,7 +25,7 @@ export async function resolveParams(
       const row = configured?.[p.name] ?? PARAM_DEFAULTS[nodeType]?.[p.name];
       if (row) raw = await evaluateProperty(RED, node, msg, row.value, row.type);
     }
-    const v = coerceParam(p, raw);
+    const v = raw === undefined ? blankValue(p) : coerceParam(p, raw);
     if (v !== undefined) out[p.name] = v;
   }
   return out;

@@ -1,0 +1,137 @@
+import helper from 'node-red-node-test-helper';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { Node, NodeMessage } from 'node-red';
+import { startEmulator, type RunningEmulator } from '../../src/emulator';
+import smsgwConfig from '../../src/nodes/smsgw-config';
+import smsgwSendSms from '../../src/nodes/smsgw-send-sms';
+import smsgwSendHlr from '../../src/nodes/smsgw-send-hlr';
+import smsgwSendUdh from '../../src/nodes/smsgw-send-udh';
+import smsgwLegacySendText from '../../src/nodes/smsgw-legacy-send-text';
+import smsgwBalance from '../../src/nodes/smsgw-balance';
+import smsgwQueryJobs from '../../src/nodes/smsgw-query-jobs';
+import smsgwCustomer from '../../src/nodes/smsgw-customer';
+import smsgwInbound from '../../src/nodes/smsgw-inbound';
+import smsgwDlr from '../../src/nodes/smsgw-dlr';
+import smsgwHlrResults from '../../src/nodes/smsgw-hlr-results';
+
+helper.init(require.resolve('node-red'));
+
+export { helper };
+
+export const ALL_NODES = [
+  smsgwConfig,
+  smsgwSendSms,
+  smsgwSendHlr,
+  smsgwSendUdh,
+  smsgwLegacySendText,
+  smsgwBalance,
+  smsgwQueryJobs,
+  smsgwCustomer,
+  smsgwInbound,
+  smsgwDlr,
+  smsgwHlrResults,
+];
+
+export const DEMO = { user: 'demo', password: 'demo-password' };
+
+export type FlowNode = Record<string, unknown> & { id: string; type: string };
+
+/** A tab with a config node, a Catch node feeding helper "caught", and the given nodes. */
+export function flowWith(url: string, nodes: FlowNode[], config: Record<string, unknown> = {}): FlowNode[] {
+  return [
+    { id: 'tab', type: 'tab', label: 'test' },
+    { id: 'cfg', type: 'smsgw-config', baseUrl: url, service: 'gateway', transport: 'soap11', ...config },
+    ...nodes.map((n) => ({ z: 'tab', ...n })),
+    { id: 'catcher', type: 'catch', z: 'tab', scope: null, uncaught: false, wires: [['caught']] },
+    { id: 'caught', type: 'helper', z: 'tab' },
+    { id: 'out', type: 'helper', z: 'tab' },
+    { id: 'out2', type: 'helper', z: 'tab' },
+  ];
+}
+
+export function loadFlow(flow: FlowNode[], creds: Record<string, unknown> = { cfg: DEMO }): Promise<void> {
+  return helper.load(ALL_NODES, flow, creds) as unknown as Promise<void>;
+}
+
+/** Resolves with the next msg a helper node receives. */
+export function nextMessage(id: string, timeoutMs = 5000): Promise<NodeMessage & Record<string, unknown>> {
+  const node = helper.getNode(id) as Node;
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no message at ${id} within ${timeoutMs} ms`)), timeoutMs);
+    node.once('input', (msg: NodeMessage) => {
+      clearTimeout(t);
+      resolve(msg as NodeMessage & Record<string, unknown>);
+    });
+  });
+}
+
+/** Collects every msg a helper node receives until the returned function is called. */
+export function collect(id: string): { messages: (NodeMessage & Record<string, unknown>)[]; stop(): void } {
+  const node = helper.getNode(id) as Node;
+  const messages: (NodeMessage & Record<string, unknown>)[] = [];
+  const listener = (msg: NodeMessage): void => {
+    messages.push(msg as NodeMessage & Record<string, unknown>);
+  };
+  node.on('input', listener);
+  return { messages, stop: () => node.removeListener('input', listener) };
+}
+
+export function send(id: string, msg: Record<string, unknown>): void {
+  (helper.getNode(id) as Node).receive(msg as NodeMessage);
+}
+
+/** Status calls a node made so far (the helper spies on node.status). */
+export function statuses(id: string): Record<string, unknown>[] {
+  const node = helper.getNode(id) as unknown as { status: { args: unknown[][] } };
+  return node.status.args.map((a) => a[0] as Record<string, unknown>);
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await sleep(20);
+  }
+}
+
+export interface Env {
+  emu: RunningEmulator;
+  userDir: string;
+}
+
+/** Starts the emulator (port 0) and the helper's admin server; a fresh userDir for poller state. */
+export async function startEnv(): Promise<Env> {
+  const emu = await startEmulator({ port: 0 });
+  const userDir = mkdtempSync(path.join(tmpdir(), 'smsgw-nodes-'));
+  helper.settings({ userDir, smsgwSendHlrPollInterval: 100 });
+  await new Promise<void>((resolve) => helper.startServer(() => resolve()));
+  return { emu, userDir };
+}
+
+export async function stopEnv(env: Env): Promise<void> {
+  await helper.unload();
+  await new Promise<void>((resolve) => helper.stopServer(() => resolve()));
+  await env.emu.close();
+  rmSync(env.userDir, { recursive: true, force: true });
+  helper.settings({});
+}
+
+export interface EmulatedJob {
+  id: number;
+  caption: string;
+  text: string;
+  sender: string;
+  recipients: string[];
+  typ: string;
+  binData: string;
+}
+
+/** A job as the emulator stored it (from its snapshot). */
+export function emulatedJob(env: Env, id: unknown): EmulatedJob | undefined {
+  const snap = env.emu.control.snapshot() as { accounts: { jobs: EmulatedJob[] }[] };
+  return snap.accounts.flatMap((a) => a.jobs).find((j) => j.id === id);
+}

@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { emulatedJob, flowWith, helper, loadFlow, nextMessage, send, startEnv, statuses, stopEnv, type Env } from './helpers';
+
+describe('nodes: smsgw-send-sms', () => {
+  let env: Env;
+  before(async () => {
+    env = await startEnv();
+  });
+  after(() => stopEnv(env));
+  afterEach(() => helper.unload());
+
+  const sender = (extra: Record<string, unknown> = {}) => ({
+    id: 'n1',
+    type: 'smsgw-send-sms',
+    gateway: 'cfg',
+    operation: 'SendSMS',
+    recipient: '+4917000000001',
+    recipientType: 'str',
+    text: 'payload',
+    textType: 'msg',
+    caption: 'topic',
+    captionType: 'msg',
+    smsType: 'Standard',
+    smsTypeType: 'smstype',
+    wires: [['out']],
+    ...extra,
+  });
+
+  it('sends msg.payload and outputs JobId, CreateStatus, segments; keeps other msg properties', async () => {
+    await loadFlow(flowWith(env.emu.url, [sender()]));
+    const out = nextMessage('out');
+    send('n1', { payload: 'Alarm: pump 3 stopped', topic: 'alarm', keep: 42 });
+    const msg = await out;
+    const p = msg.payload as Record<string, unknown>;
+    assert.equal(p.operation, 'SendSMS');
+    assert.equal(p.CreateStatus, 'Ok');
+    assert.equal(typeof p.JobId, 'number');
+    assert.ok((p.JobId as number) > 0);
+    assert.equal(p.queued, false);
+    assert.equal(p.segments, 1);
+    assert.equal(p.encoding, 'GSM-7');
+    assert.deepEqual(p.recipients, ['+4917000000001']);
+    assert.equal(msg.keep, 42);
+    assert.equal(msg.topic, 'alarm');
+    const job = emulatedJob(env, p.JobId);
+    assert.ok(job, 'the emulator has the job');
+    assert.equal(job.caption, 'alarm');
+    assert.equal(job.text, 'Alarm: pump 3 stopped');
+    const last = statuses('n1').at(-1)!;
+    assert.equal(last.fill, 'green');
+  });
+
+  it('msg.recipients (array), msg.sender and msg.operation override the dialog', async () => {
+    await loadFlow(flowWith(env.emu.url, [sender()]));
+    const out = nextMessage('out');
+    send('n1', {
+      payload: 'Grüße – ünïcödé ✓',
+      recipients: ['+4917000000002', '+4917000000003'],
+      sender: 'Plant',
+      topic: 'multi',
+    });
+    const p = (await out).payload as Record<string, unknown>;
+    assert.deepEqual(p.recipients, ['+4917000000002', '+4917000000003']);
+    assert.equal(p.encoding, 'UCS-2');
+    const job = emulatedJob(env, p.JobId)!;
+    assert.equal(job.sender, 'Plant');
+    assert.equal(job.recipients.length, 2);
+  });
+
+  it('msg.operation, msg.smsType and msg.caption override the dialog', async () => {
+    await loadFlow(flowWith(env.emu.url, [sender()]));
+    const out = nextMessage('out');
+    send('n1', { payload: 'x', smsType: 'Flash', caption: 'from-msg', topic: 'ignored', recipient: '+4917000000009' });
+    const p = (await out).payload as { JobId: number };
+    const job = emulatedJob(env, p.JobId)!;
+    assert.equal(job.typ, 'Flash');
+    assert.equal(job.caption, 'from-msg');
+
+    const again = nextMessage('out');
+    send('n1', { payload: 'y', operation: 'SendMobileOrFixlineSMS', recipient: '+4930123456' });
+    const q = (await again).payload as { operation: string; results: unknown[] };
+    assert.equal(q.operation, 'SendMobileOrFixlineSMS');
+    assert.equal(q.results.length, 1);
+
+    const caught = nextMessage('caught');
+    send('n1', { payload: 'z', operation: 'QueryJobs' });
+    assert.equal(((await caught).error as { code: string }).code, 'VALIDATION');
+  });
+
+  it('a comma/semicolon list in the dialog is several recipients', async () => {
+    await loadFlow(flowWith(env.emu.url, [sender({ recipient: '+4917000000004; +4917000000005,+4917000000006' })]));
+    const out = nextMessage('out');
+    send('n1', { payload: 'x' });
+    assert.equal(((await out).payload as { recipients: string[] }).recipients.length, 3);
+  });
+
+  it('SendMobileOrFixlineSMS returns one result per job the service created', async () => {
+    await loadFlow(flowWith(env.emu.url, [sender({ operation: 'SendMobileOrFixlineSMS' })]));
+    const out = nextMessage('out');
+    send('n1', { payload: 'x', recipients: '+4917000000007,+4930123456' });
+    const p = (await out).payload as { results: { JobId: number; CreateStatus: string }[] };
+    assert.equal(p.results.length, 2);
+    assert.ok(p.results.every((r) => r.CreateStatus === 'Ok' && r.JobId > 0));
+  });
+
+  it('SendSimpleSMS with two recipients is a VALIDATION error that reaches a Catch node', async () => {
+    await loadFlow(flowWith(env.emu.url, [sender({ operation: 'SendSimpleSMS' })]));
+    const caught = nextMessage('caught');
+    send('n1', { payload: 'x', recipients: ['+4917000000001', '+4917000000002'], marker: 'm1' });
+    const msg = await caught;
+    const error = msg.error as Record<string, unknown>;
+    assert.equal(error.code, 'VALIDATION');
+    assert.equal(msg.marker, 'm1');
+    assert.equal((error.source as { id: string }).id, 'n1');
+  });
+
+  it('a rejected send (CreateStatus) reaches Catch with code REJECTED and the service status', async () => {
+    await loadFlow(flowWith(env.emu.url, [sender()]));
+    const caught = nextMessage('caught');
+    send('n1', { payload: '   ' });
+    const error = (await caught).error as { code: string; cause: { status: string; operation: string } };
+    assert.equal(error.code, 'REJECTED');
+    assert.equal(error.cause.status, 'NoTextFound');
+    assert.equal(error.cause.operation, 'SendSMS');
+    const last = statuses('n1').at(-1)!;
+    assert.equal(last.fill, 'red');
+    assert.match(String(last.text), /NoTextFound/);
+  });
+
+  it('a wrong password reaches Catch with code AUTH and LoginStatus, never the password', async () => {
+    await loadFlow(flowWith(env.emu.url, [sender()]), { cfg: { user: 'demo', password: 'wrong-secret-xyz' } });
+    const caught = nextMessage('caught');
+    send('n1', { payload: 'x' });
+    const msg = await caught;
+    const error = msg.error as { code: string; cause: { status: string } };
+    assert.equal(error.code, 'AUTH');
+    assert.equal(error.cause.status, 'InvalidUser');
+    assert.ok(!JSON.stringify(msg).includes('wrong-secret-xyz'));
+    assert.ok(!JSON.stringify(statuses('n1')).includes('wrong-secret-xyz'));
+  });
+
+  it('an unreachable gateway reaches Catch with code NETWORK', async () => {
+    await loadFlow(flowWith('http://127.0.0.1:9', [sender()], { timeout: 5 }));
+    const caught = nextMessage('caught');
+    send('n1', { payload: 'x' });
+    const error = (await caught).error as { code: string };
+    assert.ok(['NETWORK', 'TIMEOUT'].includes(error.code), error.code);
+  });
+
+  it('a job accepted without credits is yellow and queued', async () => {
+    env.emu.control.setBalance('demo', 0);
+    try {
+      await loadFlow(flowWith(env.emu.url, [sender()]));
+      const out = nextMessage('out');
+      send('n1', { payload: 'x' });
+      const p = (await out).payload as { queued: boolean; CreateStatus: string };
+      assert.equal(p.queued, true);
+      assert.equal(p.CreateStatus, 'JobIsQueuedInsufficientCredits');
+      assert.equal(statuses('n1').at(-1)!.fill, 'yellow');
+    } finally {
+      env.emu.control.setBalance('demo', 1000);
+    }
+  });
+
+  it('credentials from ${ENV} work', async () => {
+    process.env.SMSGW_USER = 'demo';
+    process.env.SMSGW_PASS = 'demo-password';
+    try {
+      await loadFlow(flowWith(env.emu.url, [sender()]), { cfg: { user: '${SMSGW_USER}', password: '${SMSGW_PASS}' } });
+      const out = nextMessage('out');
+      send('n1', { payload: 'via env' });
+      assert.equal(((await out).payload as { CreateStatus: string }).CreateStatus, 'Ok');
+    } finally {
+      delete process.env.SMSGW_USER;
+      delete process.env.SMSGW_PASS;
+    }
+  });
+
+  it('without a config node every msg is a CONFIG error', async () => {
+    await loadFlow(flowWith(env.emu.url, [sender({ gateway: '' })]));
+    const caught = nextMessage('caught');
+    send('n1', { payload: 'x' });
+    assert.equal(((await caught).error as { code: string }).code, 'CONFIG');
+  });
+});
