@@ -1,0 +1,153 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { OperationDef, ServiceName } from '../../catalogue/types';
+import type { CallContext, EmulatorControl, GatewayBackend, ParamValues, WireTransport } from '../contract';
+import type { ActiveFault, FaultInjector } from './fault-injection';
+import { serviceUnavailablePage } from './faults';
+import type { RequestLog, RequestLogEntry } from './request-log';
+import type { XmlLimits } from './xml-tree';
+
+export interface ServiceEntry {
+  readonly service: ServiceName;
+  readonly path: string;
+  readonly ns: string;
+  readonly ops: readonly OperationDef[];
+  /** Name of the service in its WSDL and help page. */
+  readonly wsdlName: string;
+}
+
+export interface WireConfig {
+  readonly services: readonly ServiceEntry[];
+  readonly enableGet: boolean;
+  readonly enablePost: boolean;
+  readonly verboseFaults: boolean;
+  readonly maxBodyBytes: number;
+  readonly limits: XmlLimits;
+}
+
+export interface WireDeps {
+  readonly backend: GatewayBackend & EmulatorControl;
+  readonly faults: FaultInjector;
+  readonly log: RequestLog;
+  readonly startedAt: number;
+}
+
+export interface WireContext {
+  readonly cfg: WireConfig;
+  readonly deps: WireDeps;
+}
+
+/** One request in flight: what it did (for the request log) and the injected fault acting on its answer. */
+export interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly started: number;
+  operation: OperationDef | undefined;
+  service: ServiceName | undefined;
+  transport: RequestLogEntry['transport'];
+  request: string;
+  sabotage: ActiveFault | undefined;
+  logged: boolean;
+}
+
+export function newExchange(req: IncomingMessage, res: ServerResponse): Exchange {
+  return {
+    req,
+    res,
+    started: performance.now(),
+    operation: undefined,
+    service: undefined,
+    transport: null,
+    request: '',
+    sabotage: undefined,
+    logged: false,
+  };
+}
+
+function log(ctx: WireContext, ex: Exchange, status: number, response: string, fault?: string): void {
+  if (ex.logged || ex.transport === null) return;
+  ex.logged = true;
+  const entry: RequestLogEntry = {
+    time: new Date().toISOString(),
+    operation: ex.operation?.name ?? null,
+    service: ex.service ?? null,
+    transport: ex.transport,
+    status,
+    durationMs: Math.round((performance.now() - ex.started) * 1000) / 1000,
+    request: ex.request,
+    response,
+  };
+  if (fault !== undefined) entry.fault = fault;
+  ctx.deps.log.add(entry);
+}
+
+/** Sends the answer, unless an injected `truncate` or `commitThenDrop` says otherwise. */
+export function reply(
+  ctx: WireContext,
+  ex: Exchange,
+  status: number,
+  contentType: string | undefined,
+  body: string,
+  fault?: string,
+): void {
+  const { res } = ex;
+  const bytes = Buffer.from(body, 'utf8');
+  const headers: Record<string, string | number> = {
+    'Content-Length': bytes.length,
+    'Cache-Control': 'private',
+  };
+  if (contentType) headers['Content-Type'] = contentType;
+  const sabotage = ex.sabotage;
+  if (sabotage?.kind === 'commitThenDrop') {
+    log(ctx, ex, 0, body, 'commitThenDrop');
+    res.socket?.destroy();
+    return;
+  }
+  if (res.headersSent || res.destroyed) return;
+  if (sabotage?.kind === 'truncate') {
+    log(ctx, ex, status, body, 'truncate');
+    res.writeHead(status, headers);
+    res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.socket?.destroy());
+    return;
+  }
+  log(ctx, ex, status, body, fault);
+  res.writeHead(status, headers);
+  res.end(bytes);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Applies a pending injected fault; false when the request must not go on (nothing is performed). */
+export async function injectFault(ctx: WireContext, ex: Exchange): Promise<boolean> {
+  const fault = ctx.deps.faults.take(ex.operation?.name);
+  if (!fault) return true;
+  switch (fault.kind) {
+    case 'delay':
+      await sleep(fault.ms);
+      return !ex.res.destroyed;
+    case 'reset':
+      log(ctx, ex, 0, '', 'reset');
+      ex.req.socket.destroy();
+      return false;
+    case 'http503':
+      reply(ctx, ex, 503, 'text/html; charset=us-ascii', serviceUnavailablePage(), 'http503');
+      return false;
+    default:
+      ex.sabotage = fault;
+      return true;
+  }
+}
+
+const normalizeAddress = (a: string | undefined): string => (a ?? '').replace(/^::ffff:/, '');
+
+export async function invoke(
+  ctx: WireContext,
+  ex: Exchange,
+  op: OperationDef,
+  params: ParamValues,
+  transport: WireTransport,
+): Promise<unknown> {
+  const call: CallContext = { remoteAddress: normalizeAddress(ex.req.socket.remoteAddress), transport };
+  return await ctx.deps.backend.invoke(op, params, call);
+}
+
+export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));

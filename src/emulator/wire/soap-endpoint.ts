@@ -1,0 +1,63 @@
+import { WireFault, unableToProcess, writeSoapFault } from './faults';
+import {
+  errorMessage,
+  injectFault,
+  invoke,
+  reply,
+  type Exchange,
+  type ServiceEntry,
+  type WireContext,
+} from './exchange';
+import { soapContentType } from './ns';
+import { writeSoapResponse } from './responses';
+import { readSoapRequest } from './soap-request';
+
+/** `POST <P>`: SOAP 1.1 or 1.2. */
+export async function handleSoap(
+  ctx: WireContext,
+  ex: Exchange,
+  entry: ServiceEntry,
+  body: Buffer,
+): Promise<void> {
+  ex.transport = 'soap11';
+  ex.request = body.toString('utf8');
+  const outcome = readSoapRequest(entry, ex.req.headers, body, ctx.cfg.limits);
+  if (outcome.kind !== 'status') {
+    ex.transport = outcome.version === '1.1' ? 'soap11' : 'soap12';
+    ex.operation = outcome.op;
+  }
+  if (!(await injectFault(ctx, ex))) return;
+  if (outcome.kind === 'status') {
+    reply(ctx, ex, outcome.status, undefined, '');
+    return;
+  }
+  const contentType = soapContentType(outcome.version);
+  const sendFault = (fault: WireFault): void =>
+    reply(
+      ctx,
+      ex,
+      500,
+      contentType,
+      writeSoapFault(fault, outcome.version, ctx.cfg.verboseFaults),
+      fault.message,
+    );
+  if (outcome.kind === 'fault') {
+    sendFault(outcome.fault);
+    return;
+  }
+  let xml: string;
+  try {
+    const result = await invoke(
+      ctx,
+      ex,
+      outcome.op,
+      outcome.params,
+      outcome.version === '1.1' ? 'soap11' : 'soap12',
+    );
+    xml = writeSoapResponse(outcome.op, entry.ns, outcome.version, result);
+  } catch (err) {
+    sendFault(err instanceof WireFault ? err : unableToProcess(errorMessage(err)));
+    return;
+  }
+  reply(ctx, ex, 200, contentType, xml);
+}
