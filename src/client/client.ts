@@ -70,15 +70,25 @@ function parseBaseUrl(baseUrl: unknown): URL {
   }
 }
 
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+/** The limits of one call: the caller's signal and the moment its time is up. */
+interface Scope {
+  signal?: AbortSignal | undefined;
+  deadline?: number | undefined;
+}
+
+const over = (scope: Scope): boolean =>
+  scope.signal?.aborted === true || (scope.deadline !== undefined && Date.now() >= scope.deadline);
+
+const sleep = (ms: number, scope: Scope): Promise<void> =>
   new Promise((resolve) => {
-    const t = setTimeout(done, ms);
+    const wait = scope.deadline === undefined ? ms : Math.min(ms, Math.max(0, scope.deadline - Date.now()));
+    const t = setTimeout(done, wait);
     function done(): void {
       clearTimeout(t);
-      signal.removeEventListener('abort', done);
+      scope.signal?.removeEventListener('abort', done);
       resolve();
     }
-    signal.addEventListener('abort', done, { once: true });
+    scope.signal?.addEventListener('abort', done, { once: true });
   });
 
 /**
@@ -220,10 +230,11 @@ export class GatewayClient {
       op,
       validateParams(op, params, { maxRecipients: this.maxRecipients }),
     );
-    const { signal, dispose } = this.callSignal(options);
+    const ms = options?.timeoutMs ?? this.timeoutMs;
+    const scope: Scope = { signal: options?.signal, deadline: ms ? Date.now() + ms : undefined };
     try {
       const path = this.prefix + this.paths[service];
-      const namespace = await this.namespaces.get(path, signal);
+      const namespace = this.namespaces.peek(path) ?? (await this.discoverFor(path, scope));
       const wire = buildRequest(op, values, { transport: this.transport, namespace, path });
       const req: HttpRequest = {
         method: wire.method,
@@ -232,10 +243,11 @@ export class GatewayClient {
         body: wire.body,
       };
       const ctx = { op, transport: this.transport, zoneless: this.zoneless, clean: this.clean };
-      const decoded = await this.withRetries(op.sends !== true, signal, () =>
+      const decoded = await this.withRetries(op.sends !== true, scope, () =>
         exchange(this.dispatcher, req, {
           origin: this.origin,
-          signal,
+          signal: scope.signal,
+          deadline: scope.deadline,
           details: { service, operation: op.name },
           clean: this.clean,
           onHead: (head) => consumerFor(ctx, head),
@@ -245,8 +257,6 @@ export class GatewayClient {
       return typed ? typedOutcome(op, result, this.clean) : result;
     } catch (e) {
       throw this.sanitize(e, op);
-    } finally {
-      dispose();
     }
   }
 
@@ -282,49 +292,43 @@ export class GatewayClient {
     }
   }
 
-  /** The call's time limit and the caller's signal as one signal, without AbortSignal.any's listeners. */
-  private callSignal(options: CallOptions | undefined): { signal: AbortSignal; dispose: () => void } {
-    const ms = options?.timeoutMs ?? this.timeoutMs;
-    const outer = options?.signal;
-    if (!ms && !outer) return { signal: new AbortController().signal, dispose: () => {} };
+  /** Waits for the shared discovery of a path's namespace within this call's limits. */
+  private async discoverFor(path: string, scope: Scope): Promise<string> {
     const ac = new AbortController();
-    const onOuter = (): void => ac.abort(outer?.reason);
+    const onOuter = (): void => ac.abort(scope.signal?.reason);
     let timer: NodeJS.Timeout | undefined;
-    if (ms) {
-      timer = setTimeout(() => ac.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')), ms);
-      timer.unref();
+    if (scope.deadline !== undefined) {
+      const left = Math.max(0, scope.deadline - Date.now());
+      timer = setTimeout(() => ac.abort(new DOMException('no answer in time', 'TimeoutError')), left);
     }
-    if (outer) {
-      if (outer.aborted) ac.abort(outer.reason);
-      else outer.addEventListener('abort', onOuter, { once: true });
+    if (scope.signal?.aborted) ac.abort(scope.signal.reason);
+    else scope.signal?.addEventListener('abort', onOuter, { once: true });
+    try {
+      return await this.namespaces.get(path, ac.signal);
+    } finally {
+      if (timer) clearTimeout(timer);
+      scope.signal?.removeEventListener('abort', onOuter);
     }
-    return {
-      signal: ac.signal,
-      dispose: () => {
-        if (timer) clearTimeout(timer);
-        outer?.removeEventListener('abort', onOuter);
-      },
-    };
   }
 
   /** Read-only calls are repeated after NETWORK errors; a send is never repeated blindly. */
-  private async withRetries<T>(retry: boolean, signal: AbortSignal, attempt: () => Promise<T>): Promise<T> {
+  private async withRetries<T>(retry: boolean, scope: Scope, attempt: () => Promise<T>): Promise<T> {
     for (let i = 0; ; i++) {
       try {
         return await attempt();
       } catch (e) {
         const again =
-          retry && i < this.retries && e instanceof GatewayError && e.code === 'NETWORK' && !signal.aborted;
+          retry && i < this.retries && e instanceof GatewayError && e.code === 'NETWORK' && !over(scope);
         if (!again) throw e;
-        await sleep(this.retryDelayMs * 2 ** i * (0.5 + Math.random() / 2), signal);
-        if (signal.aborted) throw e;
+        await sleep(this.retryDelayMs * 2 ** i * (0.5 + Math.random() / 2), scope);
+        if (over(scope)) throw e;
       }
     }
   }
 
   private async discover(path: string, signal: AbortSignal): Promise<string> {
     const details = { operation: `WSDL ${path}` };
-    const text = await this.withRetries(true, signal, () =>
+    const text = await this.withRetries(true, { signal }, () =>
       exchange(
         this.dispatcher,
         { method: 'GET', path: `${path}?WSDL`, headers: {} },

@@ -18,9 +18,14 @@ export class NamespaceCache {
     this.known.set(path, namespace);
   }
 
-  get(path: string, signal: AbortSignal): Promise<string> | string {
+  /** The namespace when already known (the fast path: no promise, no signal). */
+  peek(path: string): string | undefined {
+    return this.known.get(path);
+  }
+
+  get(path: string, signal: AbortSignal): Promise<string> {
     const ns = this.known.get(path);
-    if (ns !== undefined) return ns;
+    if (ns !== undefined) return Promise.resolve(ns);
     let p = this.pending.get(path);
     if (!p) {
       // The shared discovery must not die with the first caller's signal: it gets its own time limit.

@@ -29,7 +29,10 @@ export interface BodyConsumer<T> {
 
 export interface ExchangeOptions<T> {
   origin: string;
-  signal: AbortSignal;
+  /** The caller's signal: aborting it fails the exchange with TIMEOUT ("aborted by the caller"). */
+  signal?: AbortSignal | undefined;
+  /** Date.now() value after which the exchange fails with TIMEOUT (a plain timer: cheaper than a signal). */
+  deadline?: number | undefined;
   /** Error details (service, operation) for errors raised here. */
   details: GatewayErrorDetails;
   /** Removes secrets from foreign error texts. */
@@ -69,7 +72,8 @@ interface LegacyHandler {
 export function exchange<T>(dispatcher: Dispatcher, req: HttpRequest, opts: ExchangeOptions<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const progress: ExchangeProgress = { connected: false, sent: false, responded: false };
-    const { signal } = opts;
+    const { signal, deadline } = opts;
+    let timer: NodeJS.Timeout | undefined;
     let abortFn: ((err?: Error) => void) | undefined;
     let consumer: BodyConsumer<T> | undefined;
     /** A failure we caused (consumer threw, signal fired): reported instead of undici's echo of it. */
@@ -79,14 +83,14 @@ export function exchange<T>(dispatcher: Dispatcher, req: HttpRequest, opts: Exch
     const finish = (err: unknown, value?: T): void => {
       if (settled) return;
       settled = true;
-      signal.removeEventListener('abort', onAbort);
+      if (timer) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       if (err !== undefined) reject(err);
       else resolve(value as T);
     };
 
-    const abortError = (): GatewayError => {
-      const reason: unknown = signal.reason;
-      const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
+    const abortError = (reason: unknown): GatewayError => {
+      const timedOut = reason === undefined || (reason instanceof Error && reason.name === 'TimeoutError');
       return new GatewayError('TIMEOUT', timedOut ? 'no complete answer in time' : 'aborted by the caller', {
         ...opts.details,
         ambiguous: progress.connected,
@@ -94,11 +98,14 @@ export function exchange<T>(dispatcher: Dispatcher, req: HttpRequest, opts: Exch
       });
     };
 
-    function onAbort(): void {
+    const stop = (err: GatewayError): void => {
       if (settled) return;
-      failure ??= abortError();
+      failure ??= err;
       if (abortFn) abortFn(failure as Error);
       else finish(failure); // not yet connected: undici aborts it in onConnect
+    };
+    function onAbort(): void {
+      stop(abortError(signal?.reason));
     }
 
     const fail = (err: unknown): void => {
@@ -156,11 +163,13 @@ export function exchange<T>(dispatcher: Dispatcher, req: HttpRequest, opts: Exch
       },
     };
 
-    if (signal.aborted) {
-      finish(abortError());
-      return;
+    if (signal?.aborted) return finish(abortError(signal.reason));
+    if (deadline !== undefined) {
+      const left = deadline - Date.now();
+      if (left <= 0) return finish(abortError(undefined));
+      timer = setTimeout(() => stop(abortError(undefined)), left);
     }
-    signal.addEventListener('abort', onAbort, { once: true });
+    signal?.addEventListener('abort', onAbort, { once: true });
     try {
       dispatcher.dispatch(
         {
