@@ -41,6 +41,7 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
   private readonly engine: JobEngine;
   private readonly duplicates: Duplicates;
   private readonly file: StateFile | undefined;
+  private readonly listeners = new Set<() => void>();
 
   constructor(options: GatewayStateOptions = {}) {
     const missing = missingHandlers();
@@ -80,7 +81,7 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
       ctx,
     };
     const result = handler(env, op, params);
-    this.file?.changed();
+    this.changed();
     return result;
   }
 
@@ -105,7 +106,7 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
       report: 0,
       collected: false,
     });
-    this.file?.changed();
+    this.changed();
     return { id };
   }
 
@@ -114,12 +115,12 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
       throw new RangeError('advance() takes a non-negative number of milliseconds');
     this.store.clockOffset += ms;
     this.catchUp();
-    this.file?.changed();
+    this.changed();
   }
 
   finishJobs(): number {
     const finished = this.engine.finishAll(this.catchUp());
-    this.file?.changed();
+    this.changed();
     return finished;
   }
 
@@ -129,24 +130,24 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
     const now = this.catchUp();
     state.account.balance = roundCredits(balance);
     this.engine.release(state, now);
-    this.file?.changed();
+    this.changed();
   }
 
   lockAccount(user: string, locked: boolean): void {
     this.account(user).account.locked = locked;
-    this.file?.changed();
+    this.changed();
   }
 
   setIpAllowList(user: string, addresses: string[] | null): void {
     this.account(user).account.ipAllowList = addresses ? addresses.map(normalizeAddress) : null;
-    this.file?.changed();
+    this.changed();
   }
 
   setSubscriberState(number: string, state: SubscriberState): void {
     if (!SUBSCRIBER_STATES.includes(state))
       throw new RangeError(`subscriber state must be one of ${SUBSCRIBER_STATES.join(', ')}`);
     this.store.setSubscriber(number, state);
-    this.file?.changed();
+    this.changed();
   }
 
   /** Plain JSON of everything (times as ISO text), never a password. */
@@ -185,6 +186,17 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
       }));
   }
 
+  /**
+   * Calls `listener` after every operation and control call that may have changed the state (the sandbox
+   * console watches it to push updates). Time passing alone does not call it. Returns the unsubscribe function.
+   */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
   /** Writes the state file now (when there is one). */
   flush(): void {
     this.file?.flush();
@@ -193,6 +205,17 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
   /** Stops the save timer and writes pending changes. */
   close(): void {
     this.file?.flush();
+  }
+
+  private changed(): void {
+    this.file?.changed();
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch {
+        // an observer must never break an operation
+      }
+    }
   }
 
   private catchUp(): number {
