@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { GatewayError } from '../../src/errors';
+import { parseLegacyResult } from '../../src/soap/legacy';
+import { normalize, thrown } from './helpers';
+
+const d = (iso: string) => ({ $date: iso });
+
+describe('soap/legacy result strings', () => {
+  it('send: OK <id> / Error <text>', () => {
+    assert.deepEqual(parseLegacyResult('send', 'OK 123456'), { raw: 'OK 123456', ok: true, id: '123456' });
+    assert.deepEqual(parseLegacyResult('send', 'Error Login failed'), { raw: 'Error Login failed', ok: false, error: 'Login failed' });
+    assert.deepEqual(parseLegacyResult('send', 'ERROR: no credits\r\n'), { raw: 'ERROR: no credits\r\n', ok: false, error: 'no credits' });
+  });
+  it('send: anything else is a PARSE error with an excerpt', () => {
+    const e = thrown(() => parseLegacyResult('send', '<html>oops</html>'));
+    assert.ok(e instanceof GatewayError && e.code === 'PARSE' && e.body === '<html>oops</html>');
+  });
+  it('balance: plain, OK-prefixed, decimal comma, grouping', () => {
+    assert.equal(parseLegacyResult('balance', '12.5').balance, 12.5);
+    assert.equal(parseLegacyResult('balance', 'OK 12.5').balance, 12.5);
+    assert.equal(parseLegacyResult('balance', ' 12,5 ').balance, 12.5);
+    assert.equal(parseLegacyResult('balance', '1.234,5').balance, 1234.5);
+    assert.equal(parseLegacyResult('balance', '1,234.5').balance, 1234.5);
+    assert.equal(parseLegacyResult('balance', '-3').balance, -3);
+    assert.equal(parseLegacyResult('balance', 'Error Invalid user').ok, false);
+    assert.equal((thrown(() => parseLegacyResult('balance', 'lots')) as GatewayError).code, 'PARSE');
+  });
+  it('GetRecivedSMS2: ID,JobId;Sender;message;date with the comma quirk, a semicolon tolerated, ; in the message', () => {
+    const raw = '1,77;+4917012345;Hi; there;2026-11-22 10:00:00\r\n2;0;+4917099999;Yes;22.11.2026 10:05\r\n';
+    assert.deepEqual(normalize(parseLegacyResult('receivedSms2', raw)), {
+      raw,
+      ok: true,
+      records: [
+        { id: 1, jobId: 77, sender: '+4917012345', message: 'Hi; there', date: d('2026-11-22T10:00:00.000Z') },
+        { id: 2, jobId: 0, sender: '+4917099999', message: 'Yes', date: d('2026-11-22T10:05:00.000Z') },
+      ],
+    });
+  });
+  it('RecivedSMS2: Sender;date;message', () => {
+    const r = parseLegacyResult('recivedSms2', '+4917;2026-11-22T10:00:00Z;a;b\n\n');
+    assert.deepEqual(normalize(r.records), [{ sender: '+4917', date: d('2026-11-22T10:00:00.000Z'), message: 'a;b' }]);
+  });
+  it('GetNewRecivedSMS2: Sender;message;date;isStatusReport', () => {
+    const r = parseLegacyResult('newReceivedSms2', '+4917;Hello;22.11.2026 10:05:30;0\n+4918;DLR;11/22/2026 1:05:00 PM;1\n');
+    assert.deepEqual(normalize(r.records), [
+      { sender: '+4917', message: 'Hello', date: d('2026-11-22T10:05:30.000Z'), isStatusReport: false },
+      { sender: '+4918', message: 'DLR', date: d('2026-11-22T13:05:00.000Z'), isStatusReport: true },
+    ]);
+  });
+  it('GetJobs1: records split by the caller’s Trennzeichen; numbers with decimal comma', () => {
+    const raw = '5001;Promo;0,085;2026-11-22T10:00:00|5002;A;B;1.5;2026-11-23 08:00:00|';
+    assert.deepEqual(normalize(parseLegacyResult('jobs', raw, { separator: '|' }).records), [
+      { jobId: 5001, caption: 'Promo', cost: 0.085, sendTime: d('2026-11-22T10:00:00.000Z') },
+      { jobId: 5002, caption: 'A;B', cost: 1.5, sendTime: d('2026-11-23T08:00:00.000Z') },
+    ]);
+  });
+  it('an empty list result has no records', () => {
+    assert.deepEqual(parseLegacyResult('jobs', ''), { raw: '', ok: true, records: [] });
+    assert.deepEqual(parseLegacyResult('jobs', '\r\n'), { raw: '\r\n', ok: true, records: [] });
+  });
+  it('zone-less dates can be read as local time', () => {
+    const r = parseLegacyResult('recivedSms2', 'x;2026-11-22 10:00:00;m', { zoneless: 'local' });
+    assert.equal((r.records as Array<{ date: Date }>)[0]!.date.getTime(), new Date(2026, 10, 22, 10).getTime());
+  });
+  it('an unreadable record is a PARSE error', () => {
+    assert.equal((thrown(() => parseLegacyResult('jobs', 'x;y;z;2026-11-22')) as GatewayError).code, 'PARSE');
+    assert.equal((thrown(() => parseLegacyResult('recivedSms2', 'a;31.31.2026;m')) as GatewayError).code, 'PARSE');
+  });
+});
