@@ -10,7 +10,7 @@ import {
   type WireDeps,
 } from './exchange';
 import { handleForm } from './form-endpoint';
-import { helpPage } from './help-page';
+import { helpPage, operationPage, type HelpInput } from './help-page';
 import { handleSoap } from './soap-endpoint';
 import { generateWsdl } from './wsdl';
 
@@ -74,7 +74,18 @@ export function createRequestHandler(
       reply(ctx, ex, 200, 'text/xml; charset=utf-8', wsdl);
       return;
     }
-    reply(ctx, ex, 200, 'text/html; charset=utf-8', helpPage(entry.wsdlName, entry.path, entry.ops));
+    const help: HelpInput = {
+      serviceName: entry.wsdlName,
+      path: entry.path,
+      ns: entry.ns,
+      ops: entry.ops,
+      enableGet: cfg.enableGet,
+      enablePost: cfg.enablePost,
+    };
+    const opName = /^op=([^&]*)/i.exec(query)?.[1];
+    const op =
+      opName === undefined ? undefined : entry.ops.find((o) => encodeURIComponent(o.name) === opName);
+    reply(ctx, ex, 200, 'text/html; charset=utf-8', op ? operationPage(help, op) : helpPage(help));
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

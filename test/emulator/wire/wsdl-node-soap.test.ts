@@ -83,6 +83,17 @@ describe('emulator wire: WSDL', () => {
     assert.match(res.body, /SendMobileOrFixlineSMS/);
   });
 
+  it('GET <P>?op=X shows sample requests of that operation for every protocol', async () => {
+    const res = await http(emu.url, 'GET', '/soap/send.asmx?op=SendSMS');
+    assert.equal(res.status, 200);
+    assert.match(res.body, /SOAPAction: &quot;https:\/\/gateway.smsgw.example\/soap\/SendSMS&quot;/);
+    assert.match(res.body, /soapenc:arrayType=&quot;xsd:string\[2\]&quot;/);
+    assert.match(res.body, /GET \/soap\/send.asmx\/SendSMS\?User=string&amp;Password=string/);
+    assert.match(res.body, /Content-Type: application\/x-www-form-urlencoded/);
+    const unknown = await http(emu.url, 'GET', '/soap/send.asmx?op=%zz');
+    assert.equal(unknown.status, 200, 'falls back to the service page');
+  });
+
   it('node-soap loads the WSDL and calls SendSMS, QueryJobs and QueryAccountBalance', async () => {
     const send = await soap.createClientAsync(`${emu.url}/gateway/Send.asmx?WSDL`);
     const sendSms = (send as unknown as Record<string, SoapMethod>).SendSMSAsync as SoapMethod;
