@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { OPERATIONS } from '../../src/catalogue';
+import { methodName } from '../../src/client';
+import { API_DOC_PATH, renderApiDoc } from '../../scripts/gen-api-doc';
+
+describe('docs/api.md', () => {
+  const doc = readFileSync(API_DOC_PATH, 'utf8');
+
+  it('lists the typed methods as the catalogue defines them (run npx tsx scripts/gen-api-doc.ts)', async () => {
+    assert.equal(doc, await renderApiDoc(doc));
+  });
+
+  it('names every operation and its method', () => {
+    for (const op of OPERATIONS) {
+      assert.match(doc, new RegExp(`\\| \`${methodName(op)}\` +\\| ${op.name}\\b`), op.name);
+    }
+  });
+
+  it('documents every error code', () => {
+    for (const code of [
+      'AUTH',
+      'REJECTED',
+      'FAULT',
+      'HTTP',
+      'TIMEOUT',
+      'NETWORK',
+      'PARSE',
+      'CONFIG',
+      'VALIDATION',
+    ]) {
+      assert.ok(doc.includes(`\`${code}\``), code);
+    }
+  });
+});
