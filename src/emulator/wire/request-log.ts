@@ -14,11 +14,26 @@ export interface RequestLogEntry {
 
 const MAX_TEXT = 64 * 1024;
 
-/** Credentials never reach the log: password elements, form keys and attributes are masked. */
+const SECRET_KEYS = new Set(['password', 'smscpassword']);
+const SECRET_ELEMENT_RE =
+  /(<(?:[\w.-]+:)?(?:password|smscpassword)\b[^>]*>)((?:<!\[CDATA\[[\s\S]*?\]\]>|[^<])*)(<\/)/gi;
+const FORM_PAIR_RE = /(^|[?&\s])([^=&\s]+)=([^&\s]*)/g;
+
+const decodeKey = (key: string): string => {
+  try {
+    return decodeURIComponent(key.replace(/\+/g, ' '));
+  } catch {
+    return key;
+  }
+};
+
+/** Credentials never reach the log: password elements (also in CDATA) and form keys (also %-encoded) are masked. */
 export function maskSecrets(text: string): string {
   return text
-    .replace(/(<(?:[\w.-]+:)?(?:password|Password|SMSCPassword)\b[^>]*>)([^<]*)(<)/g, '$1***$3')
-    .replace(/((?:^|[?&\s])(?:password|smscpassword)=)([^&\s]*)/gi, '$1***');
+    .replace(SECRET_ELEMENT_RE, '$1***$3')
+    .replace(FORM_PAIR_RE, (all, lead: string, key: string) =>
+      SECRET_KEYS.has(decodeKey(key).trim().toLowerCase()) ? `${lead}${key}=***` : all,
+    );
 }
 
 export class RequestLog {

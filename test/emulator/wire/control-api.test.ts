@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator';
+import { maskSecrets } from '../../../src/emulator/wire/request-log';
 import { FakeBackend } from './helpers/fake-backend';
 import { http } from './helpers/http';
 
@@ -122,5 +123,17 @@ describe('emulator wire: control API', () => {
       assert.match(String(e.request), /\*\*\*/);
     }
     assert.match(String(log.requests[0]?.response), /<Value>/);
+  });
+});
+
+describe('emulator wire: request log masking', () => {
+  it('masks passwords in elements, CDATA, attributes-bearing elements and encoded form keys', () => {
+    const masked = maskSecrets(
+      '<a:Password>p1</a:Password><password xsi:type="xsd:string">p2</password><Password><![CDATA[p3<]]></Password>' +
+        '<SMSCPassword>p4</SMSCPassword>\nGET /x.asmx/Op?User=u&Pass%77ord=p5&smscpassword=p6&password=p7',
+    );
+    for (const secret of ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7'])
+      assert.ok(!masked.includes(secret), `${secret}: ${masked}`);
+    assert.match(masked, /User=u/);
   });
 });
