@@ -105,17 +105,10 @@ export function coerceBytes(name: string, v: unknown): Uint8Array {
   return fail(name, 'a Buffer, Uint8Array or base64 string');
 }
 
-const enumSets = new Map<string, Set<string>>();
-
-export function coerceEnum(name: string, v: unknown, enumName: string, allowed?: readonly string[]): string {
-  const key = allowed ? `${enumName}:${allowed.join(',')}` : enumName;
-  let set = enumSets.get(key);
-  if (!set) {
-    set = new Set(allowed ?? enumType(enumName).values);
-    enumSets.set(key, set);
-  }
-  if (typeof v === 'string' && set.has(v)) return v;
-  return fail(name, `one of ${[...set].join(', ')}`);
+/** `members`: the enum's names, or the parameter's `allowed` subset. */
+export function coerceEnum(name: string, v: unknown, members: ReadonlySet<string>): string {
+  if (typeof v === 'string' && members.has(v)) return v;
+  return fail(name, `one of ${[...members].join(', ')}`);
 }
 
 /** A list accepts an array or a single item. */

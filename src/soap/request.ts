@@ -4,7 +4,7 @@
  * are compiled once into string fragments; a call only coerces, escapes and concatenates.
  */
 import type { OperationDef, ParamDef } from '../catalogue/types';
-import { encodedTypesNamespace, soapAction } from '../catalogue';
+import { encodedTypesNamespace, enumType, soapAction } from '../catalogue';
 import { GatewayError } from '../errors';
 import {
   CoerceError,
@@ -53,14 +53,17 @@ interface ParamPlan {
   readonly key: string;
   readonly wireDefault: string | undefined;
   readonly enumName: string;
+  readonly enumValues: ReadonlySet<string> | undefined;
 }
 
 interface Plan {
+  readonly namespace: string;
   readonly params: readonly ParamPlan[];
-  readonly names: ReadonlySet<string>;
+  /** Parameter names (null prototype: no inherited keys). */
+  readonly names: Readonly<Record<string, true>>;
   readonly head: string;
   readonly tail: string;
-  readonly headers: Readonly<Record<string, string>>;
+  readonly headers: () => Record<string, string>;
   readonly rpc: boolean;
 }
 
@@ -137,13 +140,14 @@ function compile(op: OperationDef, transport: Transport, namespace: string): Pla
       key: `${encodeURIComponent(n)}=`,
       wireDefault: wireDefault(def.type, def.allowed),
       enumName: def.type.kind === 'enum' ? def.type.name : '',
+      enumValues: def.type.kind === 'enum' ? new Set(def.allowed ?? enumType(def.type.name).values) : undefined,
     };
   });
   const action = soapAction(namespace, op.name);
   const nsAttr = escapeAttr(namespace);
   let head = '';
   let tail = '';
-  let headers: Record<string, string> = {};
+  let headers = (): Record<string, string> => ({});
   if (soap) {
     const env = v12 ? NS.soap12 : NS.soap11;
     const xs = `xmlns:xsi="${NS.xsi}" xmlns:xsd="${NS.xsd}"`;
@@ -157,29 +161,36 @@ function compile(op: OperationDef, transport: Transport, namespace: string): Pla
       head = `${XML_DECL}<soap:Envelope xmlns:soap="${env}" ${xs}><soap:Body><${op.name} xmlns="${nsAttr}">`;
       tail = `</${op.name}></soap:Body></soap:Envelope>`;
     }
+    const ct12 = `application/soap+xml; charset=utf-8; action="${action}"`;
+    const quoted = `"${action}"`;
     headers = v12
-      ? { 'content-type': `application/soap+xml; charset=utf-8; action="${action}"` }
-      : { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${action}"` };
+      ? () => ({ 'content-type': ct12 })
+      : () => ({ 'content-type': 'text/xml; charset=utf-8', soapaction: quoted });
   } else if (transport === 'post') {
-    headers = { 'content-type': 'application/x-www-form-urlencoded' };
+    headers = () => ({ 'content-type': 'application/x-www-form-urlencoded' });
   }
-  return { params, names: new Set(op.params.map((p) => p.name)), head, tail, headers, rpc };
+  const names = Object.create(null) as Record<string, true>;
+  for (const p of op.params) names[p.name] = true;
+  return { namespace, params, names, head, tail, headers, rpc };
 }
 
-const plans = new WeakMap<OperationDef, Map<string, Plan>>();
+/** Per operation and transport, the plans by namespace (in practice one namespace per operation). */
+type PlanSlots = Record<Transport, Plan[] | undefined>;
+const plans = new WeakMap<OperationDef, PlanSlots>();
 
 function planFor(op: OperationDef, transport: Transport, namespace: string): Plan {
-  let byKey = plans.get(op);
-  if (!byKey) {
-    byKey = new Map();
-    plans.set(op, byKey);
+  let slots = plans.get(op);
+  if (!slots) {
+    slots = { soap11: undefined, soap12: undefined, get: undefined, post: undefined };
+    plans.set(op, slots);
   }
-  const key = `${transport} ${namespace}`;
-  let plan = byKey.get(key);
-  if (!plan) {
-    plan = compile(op, transport, namespace);
-    byKey.set(key, plan);
+  const list = (slots[transport] ??= []);
+  for (let i = 0; i < list.length; i++) {
+    const plan = list[i] as Plan;
+    if (plan.namespace === namespace) return plan;
   }
+  const plan = compile(op, transport, namespace);
+  list.push(plan);
   return plan;
 }
 
@@ -198,7 +209,7 @@ function scalarText(pp: ParamPlan, v: unknown, param: boolean): string {
     case 'dateTime':
       return coerceDateTime(name, v);
     case 'enum':
-      return coerceEnum(name, v, pp.enumName, pp.def.allowed);
+      return coerceEnum(name, v, pp.enumValues as ReadonlySet<string>);
     case 'base64':
       return formatBase64(coerceBytes(name, v));
     default:
@@ -258,17 +269,17 @@ export function buildRequest(op: OperationDef, params: Record<string, unknown>, 
   const plan = planFor(op, opts.transport, opts.namespace);
   try {
     for (const k in params) {
-      if (!plan.names.has(k) && params[k] !== undefined) throw new CoerceError(`unknown parameter ${k}`);
+      if (plan.names[k] !== true && params[k] !== undefined) throw new CoerceError(`unknown parameter ${k}`);
     }
     switch (opts.transport) {
       case 'soap11':
       case 'soap12':
-        return { method: 'POST', path: opts.path, headers: { ...plan.headers }, body: soapBody(plan, params) };
+        return { method: 'POST', path: opts.path, headers: plan.headers(), body: soapBody(plan, params) };
       case 'post':
         return {
           method: 'POST',
           path: `${opts.path}/${op.name}`,
-          headers: { ...plan.headers },
+          headers: plan.headers(),
           body: formBody(plan, params),
         };
       case 'get': {

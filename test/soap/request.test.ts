@@ -17,7 +17,7 @@ const base = {
   SmsTyp: 'Standard',
   SendDate: new Date(Date.UTC(2026, 10, 22, 10, 0, 0)),
 };
-const build = (op: OperationDef, params: Record<string, unknown>, transport: Transport = 'soap11', namespace = NS) =>
+const build = (op: OperationDef, params: Record<string, unknown>, transport: Transport = 'soap11', namespace: string = NS) =>
   buildRequest(op, params, { transport, namespace, path: '/gateway/Send.asmx' });
 
 function validation(fn: () => unknown): GatewayError {
