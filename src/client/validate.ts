@@ -65,6 +65,16 @@ function checkOne(op: OperationDef, p: ParamDef, v: unknown, limits: ValidationL
   }
 }
 
+const names = new WeakMap<OperationDef, ReadonlySet<string>>();
+function namesOf(op: OperationDef): ReadonlySet<string> {
+  let set = names.get(op);
+  if (!set) {
+    set = new Set(op.params.map((p) => p.name));
+    names.set(op, set);
+  }
+  return set;
+}
+
 /**
  * Checks what the wire codec cannot know is wrong: missing recipients, empty texts, list and range limits.
  * Types, enums, date syntax and unknown names are checked again by the request builder.
@@ -77,8 +87,8 @@ export function validateParams(
   if (params === undefined || params === null) params = {};
   if (typeof params !== 'object' || Array.isArray(params)) invalid(op, 'parameters must be an object');
   const values = params as Record<string, unknown>;
-  const known = new Set(op.params.map((p) => p.name));
-  for (const k of Object.keys(values)) {
+  const known = namesOf(op);
+  for (const k in values) {
     if (!known.has(k) && values[k] !== undefined) {
       const hint = op.params.find((p) => p.name.toLowerCase() === k.toLowerCase());
       invalid(op, `unknown parameter ${k}${hint ? ` (did you mean ${hint.name}?)` : ''}`);

@@ -44,8 +44,10 @@ export interface ExchangeOptions<T> {
 function mediaTypeOf(raw: Buffer[] | string[] | null): string {
   if (!raw) return '';
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = String(raw[i]);
-    if (name.length === 12 && name.toLowerCase() === 'content-type') {
+    const item = raw[i] as Buffer | string;
+    if (item.length !== 12) continue;
+    const name = String(item);
+    if (name.toLowerCase() === 'content-type') {
       const v = String(raw[i + 1]);
       const semi = v.indexOf(';');
       return (semi < 0 ? v : v.slice(0, semi)).trim().toLowerCase();
