@@ -38,38 +38,38 @@ export interface LegacyBalanceResult {
 }
 
 /** GetRecivedSMS2 record: ID, JobId, Sender, message, date. */
-export interface ReceivedSms2Record {
+export type ReceivedSms2Record = {
   id: number;
   jobId: number;
   sender: string;
   message: string;
   date: Date;
-}
+};
 
 /** RecivedSMS2 record: Sender, date, message. */
-export interface RecivedSms2Record {
+export type RecivedSms2Record = {
   sender: string;
   date: Date;
   message: string;
-}
+};
 
 /** GetNewRecivedSMS2 record: Sender, message, date, is-status-report flag. */
-export interface NewReceivedSms2Record {
+export type NewReceivedSms2Record = {
   sender: string;
   message: string;
   date: Date;
   isStatusReport: boolean;
-}
+};
 
 /** GetJobs1 / GetGetJobsWithStatusResult record: JobId, Caption, cost, send time. */
-export interface LegacyJobRecord {
+export type LegacyJobRecord = {
   jobId: number;
   caption: string;
   cost: number;
   sendTime: Date;
-}
+};
 
-/** A delimited result of the older service. */
+/** A delimited result of the older service. (Records are type aliases: assignable to Record<string, unknown>.) */
 export interface LegacyRecordsResult<R> {
   raw: string;
   ok: true;
