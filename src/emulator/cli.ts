@@ -19,6 +19,7 @@ Options:
   --state FILE          JSON file the state is loaded from and saved to
   --no-get, --no-post   switch off the HTTP GET / HTTP POST bindings
   --verbose-faults      fault strings in the stack-trace form
+  --no-console          no sandbox console page at /
   --help                this text
 
 Prints "listening on http://HOST:PORT" once it accepts connections. SIGINT/SIGTERM stop it cleanly.
@@ -62,6 +63,7 @@ const SWITCHES: Record<string, (o: EmulatorOptions) => void> = {
   '--no-get': (o) => (o.enableGet = false),
   '--no-post': (o) => (o.enablePost = false),
   '--verbose-faults': (o) => (o.verboseFaults = true),
+  '--no-console': (o) => (o.console = false),
 };
 
 export function parseCliArgs(argv: readonly string[]): CliArgs {

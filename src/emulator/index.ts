@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_NAMESPACES, DEFAULT_PATHS, namespaceKind, operationsOf } from '../catalogue';
 import type { ServiceName } from '../catalogue/types';
 import type { EmulatorControl, GatewayBackend } from './contract';
+import { createConsole, type SandboxConsole } from './console';
 import { GatewayState } from './state';
 import { FaultInjector } from './wire/fault-injection';
 import type { EmulatorOptions } from './wire/options';
@@ -32,6 +33,8 @@ export interface RunningEmulator<B extends EmulatorBackend = GatewayState> {
   readonly faults: FaultInjector;
   readonly requests: RequestLog;
   readonly server: Server;
+  /** The sandbox console (undefined with `console: false`). */
+  readonly sandboxConsole: SandboxConsole | undefined;
   close(): Promise<void>;
 }
 
@@ -75,6 +78,11 @@ export async function startEmulator<B extends EmulatorBackend = GatewayState>(
   const state = createState(options);
   const faults = new FaultInjector();
   const requests = new RequestLog(options.requestLogSize ?? 200);
+  const bind = { host, port: 0 };
+  const sandboxConsole =
+    options.console === false
+      ? undefined
+      : createConsole({ control: state, faults, log: requests, bind: () => bind });
   const handler = createRequestHandler(
     {
       services: serviceEntries(options),
@@ -88,7 +96,13 @@ export async function startEmulator<B extends EmulatorBackend = GatewayState>(
         maxAttributeLength: options.maxAttributeLength ?? DEFAULT_XML_LIMITS.maxAttributeLength,
       },
     },
-    { backend: state, faults, log: requests, startedAt: Date.now() },
+    {
+      backend: state,
+      faults,
+      log: requests,
+      startedAt: Date.now(),
+      ...(sandboxConsole ? { preHandler: sandboxConsole.handle } : {}),
+    },
   );
   const server = createServer({ maxHeaderSize: 64 * 1024 }, handler);
   if (options.maxConnections !== undefined) server.maxConnections = options.maxConnections;
@@ -105,6 +119,7 @@ export async function startEmulator<B extends EmulatorBackend = GatewayState>(
     });
   });
   const port = (server.address() as AddressInfo).port;
+  bind.port = port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
   return {
@@ -116,8 +131,10 @@ export async function startEmulator<B extends EmulatorBackend = GatewayState>(
     faults,
     requests,
     server,
+    sandboxConsole,
     close() {
       closing ??= new Promise<void>((resolve) => {
+        sandboxConsole?.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }).then(async () => {

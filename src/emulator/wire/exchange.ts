@@ -29,6 +29,8 @@ export interface WireDeps {
   readonly faults: FaultInjector;
   readonly log: RequestLog;
   readonly startedAt: number;
+  /** Sees every request first (the sandbox console); true when it has answered. */
+  readonly preHandler?: (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
 }
 
 export interface WireContext {

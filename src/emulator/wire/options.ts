@@ -27,6 +27,8 @@ export interface EmulatorOptions extends GatewayStateOptions {
   maxAttributeLength?: number;
   /** Entries kept by GET /_emulator/requests (default 200). */
   requestLogSize?: number;
+  /** The sandbox console at `/` and its event stream `/_emulator/events` (default true). */
+  console?: boolean;
   /** Use this backend instead of a new GatewayState (tests, custom behaviour). */
   backend?: GatewayBackend & EmulatorControl;
 }

@@ -101,6 +101,8 @@ export function createRequestHandler(
     const query = q < 0 ? '' : rawUrl.slice(q + 1);
     const method = req.method ?? 'GET';
 
+    if (deps.preHandler?.(req, res, pathname)) return;
+
     let body: Buffer;
     try {
       body = await readBody(req, cfg.maxBodyBytes);

@@ -22,6 +22,7 @@ describe('emulator wire: CLI', () => {
       '/tmp/x.json',
       '--no-get',
       '--verbose-faults',
+      '--no-console',
     ]);
     assert.equal(help, false);
     assert.deepEqual(options, {
@@ -36,6 +37,7 @@ describe('emulator wire: CLI', () => {
       stateFile: '/tmp/x.json',
       enableGet: false,
       verboseFaults: true,
+      console: false,
     });
     assert.deepEqual(parseCliArgs([]).options, { host: '127.0.0.1', port: 8080 });
     assert.equal(parseCliArgs(['--help']).help, true);

@@ -85,6 +85,21 @@ describe('emulator wire: control API', () => {
     assert.equal((await call('GET', '/_emulator/nothing')).status, 404);
   });
 
+  it('hands requests to the sandbox console first: page at /, control API guarded by Host', async () => {
+    const page = await http(emu.url, 'GET', '/');
+    assert.equal(page.status, 200);
+    assert.match(String(page.headers['content-type']), /^text\/html/);
+    const foreign = await http(emu.url, 'GET', '/_emulator/health', { Host: 'evil.example' });
+    assert.equal(foreign.status, 403);
+    const off = await startEmulator({ backend, console: false });
+    try {
+      assert.equal((await http(off.url, 'GET', '/')).status, 404);
+      assert.equal(off.sandboxConsole, undefined);
+    } finally {
+      await off.close();
+    }
+  });
+
   it('request log: operation, transport, status, duration, and the password masked everywhere', async () => {
     await call('DELETE', '/_emulator/requests');
     const env = `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><QueryAccountBalance xmlns="https://gateway.smsgw.example/"><User>demo</User><Password>secret</Password></QueryAccountBalance></soap:Body></soap:Envelope>`;
