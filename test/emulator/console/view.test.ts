@@ -39,7 +39,10 @@ describe('console: reading the snapshot', () => {
     const [plain, flash, long] = view.jobs;
     assert.deepEqual(plain!.keys, ['4917011111111', '4917022222222']);
     assert.deepEqual(plain!.recipients, ['+4917011111111', '017022222222']);
-    assert.deepEqual([plain!.encoding, plain!.segments, plain!.flash, plain!.long], ['gsm7', 1, false, false]);
+    assert.deepEqual(
+      [plain!.encoding, plain!.segments, plain!.flash, plain!.long],
+      ['gsm7', 1, false, false],
+    );
     assert.deepEqual([flash!.encoding, flash!.flash], ['ucs2', true]);
     assert.deepEqual([long!.encoding, long!.segments, long!.long], ['gsm7', 2, true]);
     assert.equal(view.accounts[0]!.user, 'demo');
@@ -59,11 +62,10 @@ describe('console: reading the snapshot', () => {
     assert.deepEqual([job.reports[0]!.key, job.reports[0]!.status], ['4917011111111', 'EXPIRED']);
     assert.deepEqual(view.subscribers, { '4917011111111': 'unreachable' });
     assert.equal(view.inbound.length, 1);
-    assert.deepEqual([view.inbound[0]!.key, view.inbound[0]!.jobId, view.inbound[0]!.collected], [
-      '4917011111111',
-      id,
-      false,
-    ]);
+    assert.deepEqual(
+      [view.inbound[0]!.key, view.inbound[0]!.jobId, view.inbound[0]!.collected],
+      ['4917011111111', id, false],
+    );
   });
 
   it('tolerates a backend whose snapshot is flat or empty', () => {
