@@ -43,7 +43,7 @@ export function start(cmd: string, args: string[], opts: StartOptions = {}): Sta
   const { logFile, echoPrefix, ...spawnOpts } = opts;
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...spawnOpts });
   let out = '';
-  const log = logFile ? createWriteStream(logFile, { flags: 'a' }) : undefined;
+  const log = logFile ? createWriteStream(logFile, { flags: 'w' }) : undefined;
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer): void => {
     const text = chunk.toString('utf8');
@@ -147,4 +147,20 @@ export async function waitForHttp(url: string, timeoutMs: number, alive?: () => 
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${url} did not answer within ${timeoutMs} ms (${last})`);
+}
+
+/** Runs a command to completion and returns its exit code and combined output, whatever the outcome. */
+export function runStatus(
+  cmd: string,
+  args: string[],
+  opts: SpawnOptions = {},
+): Promise<{ code: number; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    let output = '';
+    child.stdout?.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stderr?.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), output }));
+  });
 }

