@@ -29,9 +29,20 @@ export default (RED: NodeAPI): void => {
     onInput(RED, node, async (msg, signal) => {
       const cfg = requireConfig(config);
       const service =
-        def.operation === 'QueryBalance2' ? 'legacy' : def.operation === 'QueryAccountBalance' ? 'gateway' : cfg.service;
+        def.operation === 'QueryBalance2'
+          ? 'legacy'
+          : def.operation === 'QueryAccountBalance'
+            ? 'gateway'
+            : cfg.service;
       const balance = await queryBalance(cfg.getClient(), service, signal);
-      const rawThreshold = await fieldOf(RED, node, def as Record<string, unknown>, msg, 'threshold', 'threshold');
+      const rawThreshold = await fieldOf(
+        RED,
+        node,
+        def as Record<string, unknown>,
+        msg,
+        'threshold',
+        'threshold',
+      );
       const threshold = rawThreshold === undefined || rawThreshold === '' ? undefined : Number(rawThreshold);
       const low = threshold !== undefined && Number.isFinite(threshold) && balance < threshold;
       const text = RED._(sharedKey(low ? 'status.low' : 'status.balance'), { balance: String(balance) });

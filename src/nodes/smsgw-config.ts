@@ -8,6 +8,9 @@ import { registerAdminRoutes } from './shared/admin';
 import { clientOptions } from './shared/client-options';
 import type { ServiceKind, SmsgwConfigDef, SmsgwConfigNode, SmsgwCredentials } from './shared/types';
 
+/** How long a stopping flow waits for the gateway's requests in flight. */
+const CLOSE_WAIT_MS = 5000;
+
 interface ConfigInternals extends SmsgwConfigNode {
   service: ServiceKind;
   users: Map<string, Node>;
@@ -44,18 +47,27 @@ export default (RED: NodeAPI): void => {
         done();
         return;
       }
-      client.close().then(
-        () => done(),
-        (err: unknown) => {
-          node.warn(err instanceof Error ? err.message : String(err));
+      // close() lets requests in flight finish; Node-RED gives a close handler 15 s, so stop waiting sooner
+      // (the pool still closes in the background once those requests end or time out).
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CLOSE_WAIT_MS);
+      });
+      Promise.race([client.close(), waited])
+        .catch((err: unknown) => node.warn(err instanceof Error ? err.message : String(err)))
+        .finally(() => {
+          clearTimeout(timer);
           done();
-        },
-      );
+        });
     });
   }
 
-  RED.nodes.registerType<ConfigInternals, SmsgwConfigDef, object, SmsgwCredentials>('smsgw-config', SmsgwConfig, {
-    credentials: { user: { type: 'text' }, password: { type: 'password' } },
-  });
+  RED.nodes.registerType<ConfigInternals, SmsgwConfigDef, object, SmsgwCredentials>(
+    'smsgw-config',
+    SmsgwConfig,
+    {
+      credentials: { user: { type: 'text' }, password: { type: 'password' } },
+    },
+  );
   registerAdminRoutes(RED);
 };

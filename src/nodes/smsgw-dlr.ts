@@ -25,12 +25,13 @@ export interface DlrState {
 
 export const PAGE_LIMIT = 5000;
 /** Reports may be written with a date slightly before ones already read; re-read this much. */
-export const OVERLAP_MS = 5 * 60_000;
+export const OVERLAP_MS = 60_000;
 /** Pages followed in one poll before yielding to the next interval. */
 const MAX_PAGES = 20;
 export const DEFAULT_FINAL_STATES = 'DELIVERED,UNDELIV,UNDELIVERABLE,EXPIRED,REJECTED,DELETED,FAILED';
 
-const timeOf = (d: unknown): number | undefined => (d instanceof Date && !Number.isNaN(d.getTime()) ? d.getTime() : undefined);
+const timeOf = (d: unknown): number | undefined =>
+  d instanceof Date && !Number.isNaN(d.getTime()) ? d.getTime() : undefined;
 
 export default (RED: NodeAPI): void => {
   function SmsgwDlr(this: Node, def: DlrDef): void {
@@ -47,6 +48,7 @@ export default (RED: NodeAPI): void => {
         .filter(Boolean),
     );
     const lookbackMs = Math.max(0, Number(def.lookback ?? 60) || 0) * 60_000;
+    const warnedInstants = new Set<number>();
 
     setupPolling<DlrState>(RED, node, def, { cursor: null, seen: {} }, async ({ signal, state }) => {
       const client = requireConfig(config).getClient();
@@ -56,7 +58,10 @@ export default (RED: NodeAPI): void => {
       let start = Number.isNaN(saved) ? cursor : cursor - OVERLAP_MS;
       const messages: NodeMessage[] = [];
       for (let page = 0; page < MAX_PAGES; page++) {
-        const reports = await client.information.queryReceivedDlr({ StartDate: new Date(start), Limit: PAGE_LIMIT }, { signal });
+        const reports = await client.information.queryReceivedDlr(
+          { StartDate: new Date(start), Limit: PAGE_LIMIT },
+          { signal },
+        );
         let newest = start;
         for (const r of reports) {
           const at = timeOf(r.Date) ?? cursor;
@@ -65,12 +70,31 @@ export default (RED: NodeAPI): void => {
           if (seen.has(id)) continue;
           seen.set(id, at);
           if (def.finalOnly && !finals.has(String(r.Status ?? '').toUpperCase())) continue;
-          messages.push({ payload: r, topic: String(r.JobId), jobId: r.JobId, recipient: r.Recipient } as NodeMessage);
+          messages.push({
+            payload: r,
+            topic: String(r.JobId),
+            jobId: r.JobId,
+            recipient: r.Recipient,
+          } as NodeMessage);
         }
         cursor = Math.max(cursor, newest);
-        // A short page is the end; a full page all at one instant cannot be paged by date.
-        if (reports.length < PAGE_LIMIT || newest <= start) break;
-        start = newest;
+        if (reports.length < PAGE_LIMIT) break;
+        if (newest <= start) {
+          // A full page all at one instant: StartDate cannot reach past it, so step over that instant.
+          if (!warnedInstants.has(start)) {
+            warnedInstants.add(start);
+            node.warn(
+              RED._('smsgw-dlr.errors.sameInstant', {
+                limit: PAGE_LIMIT,
+                date: new Date(start).toISOString(),
+              }),
+            );
+          }
+          start += 1;
+          cursor = Math.max(cursor, start);
+        } else {
+          start = newest;
+        }
       }
       const keepFrom = cursor - OVERLAP_MS;
       const pruned: Record<string, number> = {};

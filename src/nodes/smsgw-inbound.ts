@@ -26,7 +26,11 @@ const pick = (r: Rec, ...names: string[]): unknown => names.map((n) => r[n]).fin
 export function inboundKey(r: Rec): string {
   const id = r.Id ?? r.ID;
   if (id !== undefined && id !== null && id !== '') return `id:${String(id)}`;
-  return `c:${JSON.stringify(Object.keys(r).sort().map((k) => [k, r[k] instanceof Date ? (r[k] as Date).toISOString() : r[k]]))}`;
+  return `c:${JSON.stringify(
+    Object.keys(r)
+      .sort()
+      .map((k) => [k, r[k] instanceof Date ? (r[k] as Date).toISOString() : r[k]]),
+  )}`;
 }
 
 function isReport(r: Rec): boolean {

@@ -11,10 +11,16 @@ import { queryPayload, queryStatus } from './shared/present';
 export default (RED: NodeAPI): void => {
   function SmsgwQueryJobs(this: Node, def: MultiOpDef): void {
     RED.nodes.createNode(this, def);
-    setupMultiOperation(RED, this, 'smsgw-query-jobs', { ...def, operation: def.operation || 'QueryJobs' }, (op, value) => {
-      const payload = queryPayload(value);
-      return { payload, status: queryStatus(op.name, payload) };
-    });
+    setupMultiOperation(
+      RED,
+      this,
+      'smsgw-query-jobs',
+      { ...def, operation: def.operation || 'QueryJobs' },
+      (op, value) => {
+        const payload = queryPayload(value);
+        return { payload, status: queryStatus(op.name, payload) };
+      },
+    );
   }
 
   RED.nodes.registerType('smsgw-query-jobs', SmsgwQueryJobs);

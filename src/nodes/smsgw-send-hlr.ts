@@ -42,25 +42,40 @@ export default (RED: NodeAPI): void => {
   function start(node: Node, def: SendHlrDef): void {
     const config = attachConfig(RED, node, def.gateway);
     const d = def as Record<string, unknown>;
-    const waitMs = Math.max(1, Number(def.waitTimeout) || 60) * 1000;
-    const pollMs = Math.max(100, Number((RED.settings as unknown as Record<string, unknown>).smsgwSendHlrPollInterval) || 2000);
+    const waitMs = Math.max(0.1, Number(def.waitTimeout) || 60) * 1000;
+    const pollMs = Math.max(
+      100,
+      Number((RED.settings as unknown as Record<string, unknown>).smsgwSendHlrPollInterval) || 2000,
+    );
 
     onInput(RED, node, async (msg, signal) => {
       const client = requireConfig(config).getClient();
-      const recipients = toRecipients(msgOverride(msg, 'recipients') ?? (await fieldOf(RED, node, d, msg, 'recipient', 'recipient')));
-      if (recipients.length === 0) throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendHLR' });
+      const recipients = toRecipients(
+        msgOverride(msg, 'recipients') ?? (await fieldOf(RED, node, d, msg, 'recipient', 'recipient')),
+      );
+      if (recipients.length === 0)
+        throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendHLR' });
       const Caption = toText(await fieldOf(RED, node, d, msg, 'caption', 'caption')) ?? '';
-      const outcome = sendOutcome(await client.send.sendHlr({ Caption, Recipient: recipients.join(',') }, { signal }));
+      const outcome = sendOutcome(
+        await client.send.sendHlr({ Caption, Recipient: recipients.join(',') }, { signal }),
+      );
       const payload: Record<string, unknown> = { operation: 'SendHLR', ...outcome, recipients };
-      if (!def.wait || outcome.queued) return { payload, status: jobStatus(RED, outcome.JobId, outcome.queued) };
+      if (!def.wait || outcome.queued)
+        return { payload, status: jobStatus(RED, outcome.JobId, outcome.queued) };
 
       const deadline = Date.now() + waitMs;
       for (;;) {
-        const hlr = await client.information.queryHlrJobsByJobId({ JobID: Number(outcome.JobId) }, { signal });
+        const hlr = await client.information.queryHlrJobsByJobId(
+          { JobID: Number(outcome.JobId) },
+          { signal },
+        );
         if (hlr.length >= recipients.length) {
           payload.hlr = hlr;
           const first = hlr[0];
-          return { payload, status: ok(first ? `${first.Number}: ${first.NecValue}` : String(outcome.JobId)) };
+          return {
+            payload,
+            status: ok(first ? `${first.Number}: ${first.NecValue}` : String(outcome.JobId)),
+          };
         }
         if (Date.now() >= deadline) {
           msg.payload = payload;

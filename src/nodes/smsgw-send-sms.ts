@@ -34,10 +34,14 @@ export default (RED: NodeAPI): void => {
     onInput(RED, node, async (msg, signal) => {
       const cfg = requireConfig(config);
       const op = selectOperation('smsgw-send-sms', def.operation || 'SendSMS', msgOverride(msg, 'operation'));
-      const get = (name: string, msgProp?: string): Promise<unknown> => fieldOf(RED, node, d, msg, name, msgProp);
+      const get = (name: string, msgProp?: string): Promise<unknown> =>
+        fieldOf(RED, node, d, msg, name, msgProp);
       const text = toText(await get('text')) ?? '';
-      const recipients = toRecipients(msgOverride(msg, 'recipients') ?? (await get('recipient', 'recipient')));
-      if (recipients.length === 0) throw new GatewayError('VALIDATION', 'no recipient', { operation: op.name });
+      const recipients = toRecipients(
+        msgOverride(msg, 'recipients') ?? (await get('recipient', 'recipient')),
+      );
+      if (recipients.length === 0)
+        throw new GatewayError('VALIDATION', 'no recipient', { operation: op.name });
       if (recipients.length > 1 && op.name === 'SendSimpleSMS') {
         throw new GatewayError('VALIDATION', 'SendSimpleSMS takes one recipient; use SendSMS for several', {
           operation: op.name,

@@ -49,9 +49,13 @@ export default (RED: NodeAPI): void => {
 
     onInput(RED, node, async (msg, signal) => {
       const client = requireConfig(config).getClient();
-      const get = (name: string, msgProp?: string): Promise<unknown> => fieldOf(RED, node, d, msg, name, msgProp);
-      const recipients = toRecipients(msgOverride(msg, 'recipients') ?? (await get('recipient', 'recipient')));
-      if (recipients.length === 0) throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendUDH' });
+      const get = (name: string, msgProp?: string): Promise<unknown> =>
+        fieldOf(RED, node, d, msg, name, msgProp);
+      const recipients = toRecipients(
+        msgOverride(msg, 'recipients') ?? (await get('recipient', 'recipient')),
+      );
+      if (recipients.length === 0)
+        throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendUDH' });
       const bytes = udhBytes(await get('data'), def.dataFormat ?? 'auto');
       if (bytes.length === 0) throw new GatewayError('VALIDATION', 'no data', { operation: 'SendUDH' });
       const result = await client.send.sendUdh(

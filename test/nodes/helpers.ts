@@ -107,7 +107,7 @@ export interface Env {
 export async function startEnv(): Promise<Env> {
   const emu = await startEmulator({ port: 0 });
   const userDir = mkdtempSync(path.join(tmpdir(), 'smsgw-nodes-'));
-  helper.settings({ userDir, smsgwSendHlrPollInterval: 100 });
+  helper.settings({ userDir, smsgwSendHlrPollInterval: 100 } as Record<string, unknown>);
   await new Promise<void>((resolve) => helper.startServer(() => resolve()));
   return { emu, userDir };
 }

@@ -1,5 +1,16 @@
 import assert from 'node:assert/strict';
-import { emulatedJob, flowWith, helper, loadFlow, nextMessage, send, startEnv, statuses, stopEnv, type Env } from './helpers';
+import {
+  emulatedJob,
+  flowWith,
+  helper,
+  loadFlow,
+  nextMessage,
+  send,
+  startEnv,
+  statuses,
+  stopEnv,
+  type Env,
+} from './helpers';
 
 describe('nodes: smsgw-send-sms', () => {
   let env: Env;
@@ -70,7 +81,13 @@ describe('nodes: smsgw-send-sms', () => {
   it('msg.operation, msg.smsType and msg.caption override the dialog', async () => {
     await loadFlow(flowWith(env.emu.url, [sender()]));
     const out = nextMessage('out');
-    send('n1', { payload: 'x', smsType: 'Flash', caption: 'from-msg', topic: 'ignored', recipient: '+4917000000009' });
+    send('n1', {
+      payload: 'x',
+      smsType: 'Flash',
+      caption: 'from-msg',
+      topic: 'ignored',
+      recipient: '+4917000000009',
+    });
     const p = (await out).payload as { JobId: number };
     const job = emulatedJob(env, p.JobId)!;
     assert.equal(job.typ, 'Flash');
@@ -88,7 +105,9 @@ describe('nodes: smsgw-send-sms', () => {
   });
 
   it('a comma/semicolon list in the dialog is several recipients', async () => {
-    await loadFlow(flowWith(env.emu.url, [sender({ recipient: '+4917000000004; +4917000000005,+4917000000006' })]));
+    await loadFlow(
+      flowWith(env.emu.url, [sender({ recipient: '+4917000000004; +4917000000005,+4917000000006' })]),
+    );
     const out = nextMessage('out');
     send('n1', { payload: 'x' });
     assert.equal(((await out).payload as { recipients: string[] }).recipients.length, 3);
@@ -128,7 +147,9 @@ describe('nodes: smsgw-send-sms', () => {
   });
 
   it('a wrong password reaches Catch with code AUTH and LoginStatus, never the password', async () => {
-    await loadFlow(flowWith(env.emu.url, [sender()]), { cfg: { user: 'demo', password: 'wrong-secret-xyz' } });
+    await loadFlow(flowWith(env.emu.url, [sender()]), {
+      cfg: { user: 'demo', password: 'wrong-secret-xyz' },
+    });
     const caught = nextMessage('caught');
     send('n1', { payload: 'x' });
     const msg = await caught;
@@ -166,7 +187,9 @@ describe('nodes: smsgw-send-sms', () => {
     process.env.SMSGW_USER = 'demo';
     process.env.SMSGW_PASS = 'demo-password';
     try {
-      await loadFlow(flowWith(env.emu.url, [sender()]), { cfg: { user: '${SMSGW_USER}', password: '${SMSGW_PASS}' } });
+      await loadFlow(flowWith(env.emu.url, [sender()]), {
+        cfg: { user: '${SMSGW_USER}', password: '${SMSGW_PASS}' },
+      });
       const out = nextMessage('out');
       send('n1', { payload: 'via env' });
       assert.equal(((await out).payload as { CreateStatus: string }).CreateStatus, 'Ok');

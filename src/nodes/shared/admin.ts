@@ -24,9 +24,13 @@ export function registerAdminRoutes(RED: NodeAPI): void {
   if (!app || registered.has(app)) return;
   registered.add(app);
 
-  app.get('/smsgw/operations', RED.auth.needsPermission('smsgw-config.read'), (_req: Request, res: Response) => {
-    res.json(editorCatalogue());
-  });
+  app.get(
+    '/smsgw/operations',
+    RED.auth.needsPermission('smsgw-config.read'),
+    (_req: Request, res: Response) => {
+      res.json(editorCatalogue());
+    },
+  );
 
   app.post('/smsgw/analyze', RED.auth.needsPermission('smsgw-config.read'), (req: Request, res: Response) => {
     const body = (req.body ?? {}) as { text?: unknown };

@@ -6,7 +6,11 @@ import type { SmsgwConfigNode } from './types';
  * Looks up the config node a node refers to and registers the node with it. Returns undefined (and shows a
  * red status) when the reference is missing, so the node can still be deployed and report on each input.
  */
-export function attachConfig(RED: NodeAPI, node: Node, configId: string | undefined): SmsgwConfigNode | undefined {
+export function attachConfig(
+  RED: NodeAPI,
+  node: Node,
+  configId: string | undefined,
+): SmsgwConfigNode | undefined {
   const config = configId ? (RED.nodes.getNode(configId) as SmsgwConfigNode | null) : null;
   if (!config || typeof config.getClient !== 'function') {
     node.status({ fill: 'red', shape: 'ring', text: 'smsgw-config.status.missing' });

@@ -6,7 +6,6 @@ import type { ServiceKind } from './types';
 
 type Method = (params: Record<string, unknown>, options?: { signal?: AbortSignal }) => Promise<unknown>;
 
-
 /**
  * Runs one catalogue operation through the client's typed method (which checks LoginStatus, CreateStatus
  * and friends and rejects with a GatewayError), so every node gets the same error semantics.
@@ -20,13 +19,19 @@ export function callOperation(
   const group = (client as unknown as Record<string, Record<string, unknown> | undefined>)[op.service];
   const fn = group?.[methodName(op)];
   if (typeof fn !== 'function') {
-    return Promise.reject(new GatewayError('CONFIG', `the client offers no ${op.service}.${methodName(op)}()`));
+    return Promise.reject(
+      new GatewayError('CONFIG', `the client offers no ${op.service}.${methodName(op)}()`),
+    );
   }
   return (fn as Method).call(group, params, { signal });
 }
 
 /** Balance in credits from QueryAccountBalance, or QueryBalance2 of the older service. */
-export async function queryBalance(client: GatewayClient, service: ServiceKind, signal: AbortSignal): Promise<number> {
+export async function queryBalance(
+  client: GatewayClient,
+  service: ServiceKind,
+  signal: AbortSignal,
+): Promise<number> {
   const n =
     service === 'legacy'
       ? (await client.legacy.queryBalance2({}, { signal })).balance

@@ -55,7 +55,10 @@ export function selectOperation(nodeType: string, configured: string, override: 
   const wanted = override === undefined ? configured : String(override);
   const key = allowed.find((k) => k === wanted || k.split('/')[1] === wanted);
   if (!key) {
-    throw new GatewayError('VALIDATION', `operation "${wanted}" is not offered by ${nodeType} (${allowed.join(', ')})`);
+    throw new GatewayError(
+      'VALIDATION',
+      `operation "${wanted}" is not offered by ${nodeType} (${allowed.join(', ')})`,
+    );
   }
   return operationOf(key);
 }
@@ -75,7 +78,10 @@ function coerce(type: TypeRef, value: unknown, name: string): unknown {
       const text = String(value).trim();
       const def = ENUMS[type.name];
       if (def && !def.open && !def.values.includes(text)) {
-        throw new GatewayError('VALIDATION', `${name} must be one of ${def.values.join(', ')}; got "${text}"`);
+        throw new GatewayError(
+          'VALIDATION',
+          `${name} must be one of ${def.values.join(', ')}; got "${text}"`,
+        );
       }
       return text;
     }
@@ -125,7 +131,10 @@ export function coerceParam(param: ParamDef, value: unknown): unknown {
   if (value === null) return isDate(param) ? null : undefined;
   const out = coerce(param.type, value, param.name);
   if (param.allowed && !param.allowed.includes(String(out))) {
-    throw new GatewayError('VALIDATION', `${param.name} must be one of ${param.allowed.join(', ')}; got "${String(out)}"`);
+    throw new GatewayError(
+      'VALIDATION',
+      `${param.name} must be one of ${param.allowed.join(', ')}; got "${String(out)}"`,
+    );
   }
   return out;
 }

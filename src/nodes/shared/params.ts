@@ -17,7 +17,8 @@ export async function resolveParams(
   configured: Readonly<Record<string, TypedValue>> | undefined,
 ): Promise<Record<string, unknown>> {
   const fromMsg = msgOverride(msg, 'params');
-  const overrides = typeof fromMsg === 'object' && fromMsg !== null ? (fromMsg as Record<string, unknown>) : {};
+  const overrides =
+    typeof fromMsg === 'object' && fromMsg !== null ? (fromMsg as Record<string, unknown>) : {};
   const out: Record<string, unknown> = {};
   for (const p of userParams(op)) {
     let raw: unknown = overrides[p.name];

@@ -9,6 +9,7 @@ export const MIN_INTERVAL_S = 1;
 
 export interface PollDef {
   id: string;
+  type: string;
   interval?: number | string;
   /** 1 = "poll on input" mode (the editor sets it together with the checkbox). */
   inputs?: number | string;
@@ -40,7 +41,7 @@ export function setupPolling<S>(
   initial: S,
   poll: (ctx: PollContext<S>) => Promise<PollResult<S>>,
 ): void {
-  const store = new StateFile<S>(RED.settings.userDir as string | undefined, def.id);
+  const store = new StateFile<S>(RED.settings.userDir as string | undefined, def.type, def.id);
   let state: S = store.load() ?? initial;
   const onInputMode = Number(def.inputs) === 1;
   let trigger: NodeMessageInFlow | undefined;
@@ -55,7 +56,11 @@ export function setupPolling<S>(
     const time = new Date().toLocaleTimeString();
     node.status(
       result.messages.length > 0
-        ? { fill: 'green', shape: 'dot', text: RED._(sharedKey('status.received'), { count: result.messages.length, time }) }
+        ? {
+            fill: 'green',
+            shape: 'dot',
+            text: RED._(sharedKey('status.received'), { count: result.messages.length, time }),
+          }
         : idle(RED._(sharedKey('status.nothing'), { time })),
     );
   };

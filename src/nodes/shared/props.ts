@@ -17,7 +17,10 @@ export function evaluateProperty(
   if (value === undefined || value === null) return Promise.resolve(undefined);
   if ((t === 'str' || t === 'num') && String(value).trim() === '') return Promise.resolve(undefined);
   const fail = (err: unknown): GatewayError =>
-    new GatewayError('VALIDATION', `cannot evaluate ${t} "${String(value)}": ${err instanceof Error ? err.message : String(err)}`);
+    new GatewayError(
+      'VALIDATION',
+      `cannot evaluate ${t} "${String(value)}": ${err instanceof Error ? err.message : String(err)}`,
+    );
   return new Promise((resolve, reject) => {
     try {
       RED.util.evaluateNodeProperty(String(value), t, node, msg, (err: Error | null, result: unknown) => {
@@ -56,15 +59,18 @@ export async function resolveField(
 export function toInt(value: unknown, name: string): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   const n = typeof value === 'number' ? value : Number(String(value).trim());
-  if (!Number.isInteger(n)) throw new GatewayError('VALIDATION', `${name} must be a whole number, got "${String(value)}"`);
+  if (!Number.isInteger(n))
+    throw new GatewayError('VALIDATION', `${name} must be a whole number, got "${String(value)}"`);
   return n;
 }
 
 /** Dates from a Date, epoch milliseconds, or any text Date can parse (ISO 8601 recommended). */
 export function toDate(value: unknown, name: string): Date | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  const d = value instanceof Date ? value : new Date(typeof value === 'number' ? value : String(value).trim());
-  if (Number.isNaN(d.getTime())) throw new GatewayError('VALIDATION', `${name} is not a date: "${String(value)}"`);
+  const d =
+    value instanceof Date ? value : new Date(typeof value === 'number' ? value : String(value).trim());
+  if (Number.isNaN(d.getTime()))
+    throw new GatewayError('VALIDATION', `${name} is not a date: "${String(value)}"`);
   return d;
 }
 

@@ -2,7 +2,7 @@ import { promises as fsp, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 /**
- * A poller's cursor and recently seen ids, kept in `<userDir>/smsgw-state/<node id>.json` so they survive a
+ * A poller's cursor and recently seen ids, kept in `<userDir>/smsgw-state/<type>.<node id>.json` so they survive a
  * restart and a redeploy. Writes go to a temporary file renamed over the old one (atomic on POSIX), one at
  * a time. Without a userDir (embedded runtimes, some tests) the state lives in memory only.
  */
@@ -10,8 +10,9 @@ export class StateFile<T> {
   readonly file: string | undefined;
   private chain: Promise<void> = Promise.resolve();
 
-  constructor(userDir: string | undefined, nodeId: string) {
-    this.file = userDir ? path.join(userDir, 'smsgw-state', `${nodeId.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`) : undefined;
+  constructor(userDir: string | undefined, nodeType: string, nodeId: string) {
+    const name = `${nodeType}.${nodeId}`.replace(/[^A-Za-z0-9_.-]/g, '_');
+    this.file = userDir ? path.join(userDir, 'smsgw-state', `${name}.json`) : undefined;
   }
 
   /** Reads the state synchronously at node start; a missing or corrupt file means "no state yet". */

@@ -1,0 +1,284 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import type { Node } from 'node-red';
+import { GatewayClient } from '../../src/client';
+import {
+  collect,
+  flowWith,
+  helper,
+  loadFlow,
+  nextMessage,
+  send,
+  sleep,
+  startEnv,
+  statuses,
+  stopEnv,
+  waitFor,
+  type Env,
+  type FlowNode,
+} from './helpers';
+
+/** Sends one SMS per recipient list through the client the config node owns, and returns the JobIds. */
+async function sendJobs(env: Env, lists: string[][]): Promise<number[]> {
+  const client = new GatewayClient({
+    baseUrl: env.emu.url,
+    user: 'demo',
+    password: 'demo-password',
+    maxRecipients: 5000,
+  });
+  try {
+    const ids: number[] = [];
+    for (const recipients of lists) {
+      const r = await client.send.sendSms({
+        Caption: 'dlr-test',
+        Sender: '',
+        Recipient: recipients,
+        SMSText: 'x',
+        SmsTyp: 'Standard',
+        SendDate: null,
+      });
+      ids.push(r.JobId);
+    }
+    return ids;
+  } finally {
+    await client.close();
+  }
+}
+
+const numbers = (prefix: string, n: number): string[] =>
+  Array.from({ length: n }, (_, i) => `+49170${prefix}${String(i).padStart(5, '0')}`);
+
+describe('nodes: polling triggers', () => {
+  let env: Env;
+  before(async () => {
+    env = await startEnv();
+    env.emu.control.setBalance('demo', 1_000_000);
+  });
+  after(() => stopEnv(env));
+  afterEach(() => helper.unload());
+
+  const poller = (type: string, extra: Record<string, unknown> = {}): FlowNode => ({
+    id: 'p1',
+    type,
+    gateway: 'cfg',
+    interval: 60,
+    inputs: 1,
+    wires: [['out']],
+    ...extra,
+  });
+
+  async function trigger(): Promise<void> {
+    const done = new Promise<void>((resolve) => {
+      (helper.getNode('p1') as Node).once('call:status', () => undefined);
+      setTimeout(resolve, 0);
+    });
+    send('p1', { payload: 'poll' });
+    await done;
+  }
+
+  /** Triggers one poll and returns what it emitted (after the node's status shows it finished). */
+  async function pollOnce(): Promise<Record<string, unknown>[]> {
+    const got = collect('out');
+    const before = statuses('p1').length;
+    await trigger();
+    await waitFor(() =>
+      statuses('p1')
+        .slice(before)
+        .some((s) => s.fill !== 'blue'),
+    );
+    await sleep(20);
+    got.stop();
+    return got.messages;
+  }
+
+  describe('smsgw-inbound', () => {
+    it('emits one msg per received SMS with text, sender and the record; nothing twice', async () => {
+      await loadFlow(flowWith(env.emu.url, [poller('smsgw-inbound')]));
+      env.emu.control.injectInbound({ from: '+4917012300001', text: 'STOP' });
+      env.emu.control.injectInbound({ from: '+4917012300002', text: 'Hello back' });
+      const first = await pollOnce();
+      assert.deepEqual(
+        first.map((m) => [m.payload, m.topic, m.recipient]),
+        [
+          ['STOP', '+4917012300001', '+4917012300001'],
+          ['Hello back', '+4917012300002', '+4917012300002'],
+        ],
+      );
+      assert.equal(typeof (first[0]!.sms as { Id: number }).Id, 'number');
+      assert.deepEqual(await pollOnce(), []);
+    });
+
+    it('reads GetNewRecivedSMS2 when the config uses the older service', async () => {
+      await loadFlow(flowWith(env.emu.url, [poller('smsgw-inbound')], { service: 'legacy' }));
+      env.emu.control.injectInbound({ from: '+4917012300003', text: 'legacy inbound' });
+      const got = await pollOnce();
+      assert.equal(got.length, 1);
+      assert.equal(got[0]!.payload, 'legacy inbound');
+      assert.equal(got[0]!.from, '+4917012300003');
+    });
+
+    it('in interval mode polls right after deploy', async () => {
+      env.emu.control.injectInbound({ from: '+4917012300004', text: 'at start' });
+      const flow = flowWith(env.emu.url, [poller('smsgw-inbound', { inputs: 0 })]);
+      await loadFlow(flow);
+      const msg = await nextMessage('out');
+      assert.equal(msg.payload, 'at start');
+    });
+  });
+
+  describe('smsgw-dlr', () => {
+    it('emits each report once, across a redeploy and a restart (state in userDir)', async () => {
+      const flow = flowWith(env.emu.url, [poller('smsgw-dlr')]);
+      await loadFlow(flow);
+      await pollOnce(); // reports of earlier tests' jobs, if any
+      const [jobA] = await sendJobs(env, [numbers('1', 3)]);
+      env.emu.control.finishJobs();
+      const first = await pollOnce();
+      assert.deepEqual(
+        first
+          .filter((m) => m.jobId === jobA)
+          .map((m) => (m.payload as { Recipient: string }).Recipient)
+          .sort(),
+        numbers('1', 3),
+      );
+      const stateFile = path.join(env.userDir, 'smsgw-state', 'smsgw-dlr.p1.json');
+      assert.ok(existsSync(stateFile));
+      assert.ok((JSON.parse(readFileSync(stateFile, 'utf8')) as { cursor: string }).cursor);
+
+      await helper.unload(); // a restart: new node objects, state only from the file
+      await loadFlow(flow);
+      assert.deepEqual(await pollOnce(), [], 'nothing is emitted twice after a restart');
+
+      const [jobB] = await sendJobs(env, [numbers('2', 2)]);
+      env.emu.control.finishJobs();
+      const after = await pollOnce();
+      assert.deepEqual(
+        after.map((m) => m.jobId),
+        [jobB, jobB],
+      );
+    });
+
+    it('"final states only" drops the others', async () => {
+      await loadFlow(
+        flowWith(env.emu.url, [poller('smsgw-dlr', { finalOnly: true, finalStates: 'DELIVERED' })]),
+      );
+      await pollOnce();
+      const [ok, gone] = numbers('3', 2) as [string, string];
+      env.emu.control.setSubscriberState(gone, 'unreachable');
+      const [job] = await sendJobs(env, [[ok, gone]]);
+      env.emu.control.finishJobs();
+      const got = await pollOnce();
+      assert.deepEqual(
+        got
+          .filter((m) => m.jobId === job)
+          .map((m) => (m.payload as { Status: string; Recipient: string }).Recipient),
+        [ok],
+      );
+    });
+
+    it('follows pages past 5000 reports in one poll, without duplicates', async function () {
+      this.timeout(120_000);
+      await loadFlow(flowWith(env.emu.url, [poller('smsgw-dlr')]));
+      await pollOnce();
+      const ids: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        ids.push(...(await sendJobs(env, [numbers(`4${i}`, 1000)])));
+        env.emu.control.advance(2000); // each job's reports at their own instant
+      }
+      const got = await pollOnce();
+      const ours = got.filter((m) => ids.includes(m.jobId as number));
+      assert.equal(ours.length, 6000);
+      assert.equal(new Set(ours.map((m) => (m.payload as { Id: number }).Id)).size, 6000);
+      assert.deepEqual(await pollOnce(), []);
+    });
+
+    it('more than 5000 reports at one instant: warns, steps over it and is not stuck', async function () {
+      this.timeout(120_000);
+      await loadFlow(flowWith(env.emu.url, [poller('smsgw-dlr')]));
+      await pollOnce();
+      const ids = await sendJobs(
+        env,
+        [0, 1, 2, 3, 4, 5].map((i) => numbers(`5${i}`, 1000)),
+      );
+      env.emu.control.finishJobs(); // 6000 reports with the very same date
+      const got = await pollOnce();
+      assert.equal(got.filter((m) => ids.includes(m.jobId as number)).length, 5000);
+      const node = helper.getNode('p1') as unknown as { warn: { args: unknown[][] } };
+      assert.match(String(node.warn.args.at(-1)![0]), /sameInstant/);
+      env.emu.control.advance(2000);
+      const [later] = await sendJobs(env, [numbers('6', 1)]);
+      env.emu.control.finishJobs();
+      const next = await pollOnce();
+      assert.deepEqual(
+        next.map((m) => m.jobId),
+        [later],
+      );
+    });
+  });
+
+  describe('smsgw-hlr-results', () => {
+    it('emits each new HLR result once', async () => {
+      const client = new GatewayClient({ baseUrl: env.emu.url, user: 'demo', password: 'demo-password' });
+      await loadFlow(flowWith(env.emu.url, [poller('smsgw-hlr-results')]));
+      await pollOnce();
+      await client.send.sendHlr({ Caption: 'hlr', Recipient: '+4917055500001,+4917055500002' });
+      await client.close();
+      env.emu.control.finishJobs();
+      const got = await pollOnce();
+      assert.deepEqual(got.map((m) => m.topic).sort(), ['+4917055500001', '+4917055500002']);
+      assert.deepEqual(await pollOnce(), []);
+    });
+  });
+
+  describe('failures', () => {
+    let hanging: Server;
+    let hangingUrl: string;
+    const open: IncomingMessage[] = [];
+    let closedSockets = 0;
+    before(async () => {
+      hanging = createServer((req) => {
+        open.push(req);
+        req.socket.on('close', () => closedSockets++);
+      });
+      await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', () => r()));
+      hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+    });
+    after(async () => {
+      hanging.closeAllConnections();
+      await new Promise<void>((r) => hanging.close(() => r()));
+    });
+
+    it('a failing poll (interval mode) shows red, logs a warning and the poller keeps trying', async () => {
+      await loadFlow(flowWith('http://127.0.0.1:9', [poller('smsgw-inbound', { inputs: 0, interval: 1 })]));
+      const node = helper.getNode('p1') as unknown as { warn: { callCount: number; args: unknown[][] } };
+      await waitFor(() => node.warn.callCount >= 2, 8000);
+      assert.match(String(node.warn.args[0]![0]), /errors\.poll/);
+      assert.ok(statuses('p1').some((s) => s.fill === 'red'));
+    });
+
+    it('a failing triggered poll goes to Catch with the trigger msg', async () => {
+      await loadFlow(flowWith('http://127.0.0.1:9', [poller('smsgw-dlr')]));
+      const caught = nextMessage('caught');
+      send('p1', { payload: 'poll', marker: 7 });
+      const msg = await caught;
+      assert.equal(msg.marker, 7);
+      assert.ok(['NETWORK', 'TIMEOUT'].includes((msg.error as { code: string }).code));
+    });
+
+    it('stopping the flow aborts the poll in flight', async () => {
+      await loadFlow(
+        flowWith(hangingUrl, [poller('smsgw-inbound', { inputs: 0 })], {
+          timeout: 600,
+          gatewayNamespace: 'https://gateway.smsgw.example/',
+        }),
+      );
+      await waitFor(() => open.length >= 1, 3000).catch(() => assert.fail('no request reached the server'));
+      const closedBefore = closedSockets;
+      await helper.unload();
+      await waitFor(() => closedSockets > closedBefore, 3000);
+    });
+  });
+});
