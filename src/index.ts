@@ -38,3 +38,17 @@ export type {
 } from './catalogue';
 
 // ---- emulator (added by the emulator's owner)
+export { startEmulator, GatewayState, FaultInjector } from './emulator';
+export type {
+  EmulatorOptions,
+  RunningEmulator,
+  EmulatorBackend,
+  FaultKind,
+  FaultSpec,
+  RequestLogEntry,
+  GatewayStateOptions,
+  GatewayBackend,
+  EmulatorControl,
+  InboundInput,
+  SubscriberState,
+} from './emulator';
