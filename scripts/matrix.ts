@@ -115,8 +115,9 @@ async function main(): Promise<void> {
           '-r',
           preload,
           mochaJs,
-          '--config',
-          join(ROOT, '.mocharc.json'),
+          // not the root .mocharc.json: its spec (all tests) would be added to ours
+          '--no-config',
+          ...['--require', 'tsx/cjs', '--extension', 'ts', '--timeout', '20000', '--exit'],
           'test/nodes/**/*.test.ts',
         ],
         cell.prefix ? { SMSGW_NODERED_PREFIX: cell.prefix } : {},
