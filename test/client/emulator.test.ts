@@ -190,6 +190,23 @@ describe('GatewayClient against the emulator', function () {
     }
   });
 
+  it('reads the namespace from the WSDL once per service path for many concurrent first calls', async () => {
+    emu.requests.clear();
+    const client = new GatewayClient({ baseUrl: emu.url, user: USER, password: PASSWORD, transport: 'post' });
+    try {
+      const results = await Promise.all([
+        ...Array.from({ length: 8 }, () => client.information.queryAccountBalance()),
+        ...Array.from({ length: 8 }, () => client.legacy.queryBalance2()),
+      ]);
+      assert.equal(results.length, 16);
+      const wsdl = emu.requests.list().filter((e) => e.transport === 'wsdl');
+      assert.equal(wsdl.length, 2, JSON.stringify(wsdl.map((e) => e.request)));
+      assert.equal(emu.requests.list().filter((e) => e.transport === 'post').length, 16);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('reads the balance the emulator holds', async () => {
     const client = new GatewayClient({
       baseUrl: emu.url,
