@@ -70,6 +70,9 @@ function parseBaseUrl(baseUrl: unknown): URL {
   }
 }
 
+/** Read-only operations may be repeated; sends and CreateCustomer (it creates a record) never are. */
+const retryable = (op: OperationDef): boolean => op.sends !== true && !op.name.startsWith('Create');
+
 /** The limits of one call: the caller's signal and the moment its time is up. */
 interface Scope {
   signal?: AbortSignal | undefined;
@@ -243,7 +246,7 @@ export class GatewayClient {
         body: wire.body,
       };
       const ctx = { op, transport: this.transport, zoneless: this.zoneless, clean: this.clean };
-      const decoded = await this.withRetries(op.sends !== true, scope, () =>
+      const decoded = await this.withRetries(retryable(op), scope, () =>
         exchange(this.dispatcher, req, {
           origin: this.origin,
           signal: scope.signal,

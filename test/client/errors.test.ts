@@ -166,6 +166,13 @@ describe('GatewayClient error mapping (stub server)', () => {
     assert.equal(stub.requests().length, 1);
   });
 
+  it('never retries CreateCustomer (it creates a record)', async () => {
+    stub.handler = (_r, res) => res.socket?.destroy();
+    const err = await rejection(client.customer.createCustomer({ CompanyName: 'x' }));
+    assert.equal(err.code, 'NETWORK');
+    assert.equal(stub.requests().length, 1);
+  });
+
   it('retries read-only calls after a reset (2 retries by default)', async () => {
     stub.handler = (_r, res) => res.socket?.destroy();
     const err = await rejection(client.information.queryAccountBalance());
