@@ -90,6 +90,7 @@ table.clickable tbody tr:hover, table.clickable tbody tr[aria-selected=true] { b
 .status-bad { color: var(--bad); font-weight: 600; }
 .reports { display: flex; flex-wrap: wrap; gap: 4px; }
 .detail { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; margin-top: 10px; }
+.detail .raw { grid-column: 1 / -1; font-size: 12px; color: var(--muted); display: flex; gap: 6px; align-items: center; }
 .detail h3 { font-size: 12px; margin: 0 0 4px; color: var(--muted); }
 .detail pre { margin: 0; padding: 8px; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; font: 12px/1.4 var(--mono); white-space: pre-wrap; word-break: break-all; max-height: 320px; overflow: auto; }
 @media (max-width: 900px) { .layout { grid-template-columns: 1fr; } .detail { grid-template-columns: 1fr; } }

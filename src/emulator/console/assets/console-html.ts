@@ -76,6 +76,7 @@ export const CONSOLE_HTML = `<!doctype html>
       </table>
     </div>
     <div id="request-detail" class="detail" hidden>
+      <label class="raw"><input type="checkbox" id="raw-xml"> as logged, without indentation</label>
       <div><h3>Request</h3><pre id="request-xml"></pre></div>
       <div><h3>Response</h3><pre id="response-xml"></pre></div>
     </div>

@@ -347,7 +347,7 @@ export const CONSOLE_JS = String.raw`(function () {
       cell(tr, job.sender);
       cell(tr, job.recipients.join(', '));
       cell(tr, job.status, job.status === 'Fehler' || job.status === 'ZuWenigKontingent' ? 'status-bad' : null);
-      var reports = cell(tr, null, 'reports');
+      var reports = cell(tr, null);
       var box = el('div', 'reports');
       job.keys.forEach(function (key, i) {
         if (job.keys.indexOf(key) !== i) return;
@@ -433,6 +433,23 @@ export const CONSOLE_JS = String.raw`(function () {
     byId('faults-empty').hidden = model.faults.length > 0;
   }
 
+  /** Indents XML for reading (display only: the raw text is one click away). */
+  function prettyXml(text) {
+    var start = text.indexOf('<');
+    if (start < 0) return text;
+    var head = text.slice(0, start);
+    var depth = 0;
+    var lines = text.slice(start).replace(/>\s*</g, '>\n<').split('\n').map(function (line) {
+      var closing = /^<\//.test(line);
+      var opening = /^<[^\/?!]/.test(line) && !/\/>$/.test(line) && !/^<([^\s>\/]+)[^>]*>.*<\/\s*>$/.test(line);
+      if (closing) depth = Math.max(0, depth - 1);
+      var out = new Array(depth + 1).join('  ') + line;
+      if (opening) depth += 1;
+      return out;
+    });
+    return head + lines.join('\n');
+  }
+
   function renderRequests() {
     var body = byId('requests').tBodies[0];
     clear(body);
@@ -458,8 +475,9 @@ export const CONSOLE_JS = String.raw`(function () {
     });
     var detail = byId('request-detail');
     detail.hidden = selected === null;
-    byId('request-xml').textContent = selected ? selected.request : '';
-    byId('response-xml').textContent = selected ? selected.response : '';
+    var raw = byId('raw-xml').checked;
+    byId('request-xml').textContent = selected ? (raw ? selected.request : prettyXml(selected.request)) : '';
+    byId('response-xml').textContent = selected ? (raw ? selected.response : prettyXml(selected.response)) : '';
   }
 
   // ---------- controls
@@ -468,6 +486,7 @@ export const CONSOLE_JS = String.raw`(function () {
     byId('advance').addEventListener('click', function () { act(control('POST', '/_emulator/advance', { ms: 60000 })); });
     byId('finish').addEventListener('click', function () { act(control('POST', '/_emulator/finish', {})); });
     byId('requests-clear').addEventListener('click', function () { act(control('DELETE', '/_emulator/requests')); });
+    byId('raw-xml').addEventListener('change', renderRequests);
     byId('faults-clear').addEventListener('click', function () { act(control('DELETE', '/_emulator/faults')); });
     var faultForm = byId('fault-form');
     faultForm.dataset.kind = faultForm.elements.kind.value;
