@@ -211,6 +211,7 @@ describe('nodes: action nodes other than send-sms', () => {
     });
 
     it('outputs the balance and shows it in the status', async () => {
+      env.emu.control.finishJobs(); // jobs of earlier tests are charged when sent
       env.emu.control.setBalance('demo', 123.5);
       await loadFlow(flowWith(env.emu.url, [balance()]));
       const out = nextMessage('out');
@@ -221,6 +222,7 @@ describe('nodes: action nodes other than send-sms', () => {
     });
 
     it('QueryBalance2 when the config uses the older service', async () => {
+      env.emu.control.finishJobs();
       env.emu.control.setBalance('demo', 77);
       await loadFlow(flowWith(env.emu.url, [balance()], { service: 'legacy' }));
       const out = nextMessage('out');

@@ -1,5 +1,6 @@
 import type { Node, NodeAPI } from 'node-red';
 import { GatewayError } from '../../errors';
+import { sharedKey } from './status';
 import type { SmsgwConfigNode } from './types';
 
 /**
@@ -13,7 +14,7 @@ export function attachConfig(
 ): SmsgwConfigNode | undefined {
   const config = configId ? (RED.nodes.getNode(configId) as SmsgwConfigNode | null) : null;
   if (!config || typeof config.getClient !== 'function') {
-    node.status({ fill: 'red', shape: 'ring', text: 'smsgw-config.status.missing' });
+    node.status({ fill: 'red', shape: 'ring', text: sharedKey('status.missing') });
     return undefined;
   }
   config.register(node);
