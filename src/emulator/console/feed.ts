@@ -34,6 +34,8 @@ export type FeedEvent =
   'snapshot' | 'job' | 'report' | 'inbound' | 'balance' | 'subscribers' | 'faults' | 'request' | 'requests';
 
 const MAX_HISTORY = 500;
+/** The first picture a page gets holds at most this many of the newest jobs and inbound messages. */
+const MAX_SNAPSHOT_ITEMS = 500;
 /** A client that does not read is dropped instead of buffering without bound. */
 const MAX_BUFFERED = 4 * 1024 * 1024;
 const COALESCE_MS = 25;
@@ -78,7 +80,14 @@ export class ConsoleFeed {
       res.end();
       return;
     }
-    this.check();
+    try {
+      this.check();
+    } catch (err) {
+      const text = `cannot read the emulator state: ${err instanceof Error ? err.message : String(err)}\r\n`;
+      res.writeHead(500, { ...this.opts.headers, 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(text);
+      return;
+    }
     res.writeHead(200, {
       ...this.opts.headers,
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -88,6 +97,7 @@ export class ConsoleFeed {
     });
     res.write('retry: 2000\n\n');
     this.clients.add(res);
+    res.on('error', () => res.destroy());
     res.on('close', () => {
       this.clients.delete(res);
       if (this.clients.size === 0) this.stopTimers();
@@ -101,7 +111,11 @@ export class ConsoleFeed {
     if (this.clients.size === 0 || this.pending || this.closed) return;
     this.pending = setTimeout(() => {
       this.pending = undefined;
-      this.check();
+      try {
+        this.check();
+      } catch {
+        // A backend whose snapshot fails this time: the page keeps what it has; the next change tries again.
+      }
     }, COALESCE_MS);
   }
 
@@ -182,6 +196,8 @@ export class ConsoleFeed {
     const state = this.last ?? this.check();
     return {
       ...state,
+      jobs: state.jobs.slice(-MAX_SNAPSHOT_ITEMS),
+      inbound: state.inbound.slice(-MAX_SNAPSHOT_ITEMS),
       requests: this.opts.log.list().map(maskEntry),
       faults: this.opts.faults.list(),
       balanceHistory: Object.fromEntries(this.history),

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { Script } from 'node:vm';
-import { startEmulator, type RunningEmulator } from '../../../src/emulator';
+import { findOperation } from '../../../src/catalogue';
+import { GatewayState, startEmulator, type RunningEmulator } from '../../../src/emulator';
 import { http } from '../wire/helpers/http';
 import { SseClient } from './helpers/sse';
 
@@ -254,6 +255,69 @@ describe('console: switched off', () => {
       assert.equal((await http(emu.url, 'GET', '/_emulator/events')).status, 404);
       assert.equal(emu.sandboxConsole, undefined);
     } finally {
+      await emu.close();
+    }
+  });
+});
+
+describe('console: a backend that fails or holds much', () => {
+  class FlakyState extends GatewayState {
+    fail = false;
+    override snapshot(): unknown {
+      if (this.fail) throw new Error('snapshot broke');
+      return super.snapshot();
+    }
+  }
+
+  it('answers 500 to a new stream and keeps serving when the snapshot throws', async () => {
+    const backend = new FlakyState();
+    const emu = await startEmulator({ backend });
+    const s = await SseClient.open(emu.url);
+    try {
+      await s.next('snapshot');
+      backend.fail = true;
+      const second = await SseClient.open(emu.url);
+      second.close();
+      assert.equal(second.status, 500);
+      emu.control.injectInbound({ from: '+4917000000001', text: 'while broken' });
+      await new Promise((r) => setTimeout(r, 100));
+      backend.fail = false;
+      emu.control.injectInbound({ from: '+4917000000001', text: 'after' });
+      await s.next('inbound', (m) => m.text === 'after');
+      assert.equal((await http(emu.url, 'GET', '/_emulator/health')).status, 200);
+    } finally {
+      s.close();
+      await emu.close();
+    }
+  });
+
+  it('starts a page with the newest 500 jobs only', async () => {
+    const emu = await startEmulator({ balance: 10_000 });
+    const op = findOperation('send', 'SendSimpleSMS')!;
+    const ctx = { remoteAddress: '127.0.0.1', transport: 'soap11' as const };
+    for (let i = 0; i < 520; i++) {
+      emu.state.invoke(
+        op,
+        {
+          User: 'demo',
+          Password: 'demo-password',
+          Caption: `c${i}`,
+          Sender: 'S',
+          Recipient: '+4917000000002',
+          SMSText: `t${i}`,
+          SmsTyp: 'Standard',
+          SendDate: '',
+        },
+        ctx,
+      );
+    }
+    const s = await SseClient.open(emu.url);
+    try {
+      const snap = (await s.next('snapshot')).data as { jobs: { caption: string }[] };
+      assert.equal(snap.jobs.length, 500);
+      assert.equal(snap.jobs[499]!.caption, 'c519');
+    } finally {
+      s.close();
       await emu.close();
     }
   });
