@@ -30,7 +30,7 @@ export function writeSettings(userDir: string, port: number, extra: Record<strin
     flowFile: 'flows.json',
     credentialSecret: 'smsgw-sandbox-secret',
     telemetry: { enabled: false, updateNotification: false },
-    editorTheme: { tours: false, projects: { enabled: false } },
+    editorTheme: { tours: false },
     logging: { console: { level: 'info', metrics: false, audit: false } },
     ...extra,
   };

@@ -164,7 +164,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     const jobsBefore = (await emulatorState(stack)).accounts.flatMap((a) => a.jobs.map((j) => j.id));
     await page.click(`[id="${injectId}"] .red-ui-flow-node-button`);
     await page.waitForSelector(`[id="${sendId}"] .red-ui-flow-node-status-dot-green`, { timeout: 20000 });
-    const msg = page.locator('#red-ui-sidebar .red-ui-debug-msg').last();
+    const msg = page.locator('.red-ui-debug-msg').last();
     await msg.waitFor({ timeout: 15000 });
     let text = await msg.innerText();
     if (!/JobId/.test(text)) {

@@ -77,5 +77,12 @@ export async function deploy(page: Page): Promise<void> {
 }
 
 export async function showSidebarTab(page: Page, tab: 'debug' | 'info' | 'config'): Promise<void> {
-  await page.click(`#red-ui-tab-${tab}-link-button`);
+  const button = page.locator(`#red-ui-tab-${tab}-link-button`);
+  if (await button.isVisible()) await button.click();
+  else {
+    // Node-RED 5 redesigned the sidebars; its public sidebar API is the same in 4 and 5
+    await page.evaluate((t) => {
+      (window as unknown as { RED: { sidebar: { show(id: string): void } } }).RED.sidebar.show(t);
+    }, tab);
+  }
 }
