@@ -233,6 +233,7 @@ export class GatewayClient {
       op,
       validateParams(op, params, { maxRecipients: this.maxRecipients }),
     );
+    const clean = this.cleanerFor(op, values);
     const ms = options?.timeoutMs ?? this.timeoutMs;
     const scope: Scope = { signal: options?.signal, deadline: ms ? Date.now() + ms : undefined };
     try {
@@ -245,22 +246,33 @@ export class GatewayClient {
         headers: wire.headers,
         body: wire.body,
       };
-      const ctx = { op, transport: this.transport, zoneless: this.zoneless, clean: this.clean };
+      const ctx = { op, transport: this.transport, zoneless: this.zoneless, clean };
       const decoded = await this.withRetries(retryable(op), scope, () =>
         exchange(this.dispatcher, req, {
           origin: this.origin,
           signal: scope.signal,
           deadline: scope.deadline,
           details: { service, operation: op.name },
-          clean: this.clean,
+          clean,
           onHead: (head) => consumerFor(ctx, head),
         }),
       );
-      const result = op.result.legacy ? this.parseLegacy(op, decoded, values) : decoded;
-      return typed ? typedOutcome(op, result, this.clean) : result;
+      const result = op.result.legacy ? this.parseLegacy(op, decoded, values, clean) : decoded;
+      return typed ? typedOutcome(op, result, clean) : result;
     } catch (e) {
-      throw this.sanitize(e, op);
+      throw this.sanitize(e, op, clean);
     }
+  }
+
+  /** The client's cleaner, or one that also masks a password passed as a parameter of this call. */
+  private cleanerFor(op: OperationDef, values: Record<string, unknown>): (s: string) => string {
+    for (const p of op.params) {
+      const v = values[p.name];
+      if (p.credential === 'password' && typeof v === 'string' && v !== this.password) {
+        return makeCleaner(this.password, v);
+      }
+    }
+    return this.clean;
   }
 
   private withCredentials(op: OperationDef, params: Record<string, unknown>): Record<string, unknown> {
@@ -272,7 +284,12 @@ export class GatewayClient {
     return out;
   }
 
-  private parseLegacy(op: OperationDef, decoded: unknown, params: Record<string, unknown>): unknown {
+  private parseLegacy(
+    op: OperationDef,
+    decoded: unknown,
+    params: Record<string, unknown>,
+    clean: (s: string) => string,
+  ): unknown {
     const raw = typeof decoded === 'string' ? decoded : '';
     const separator =
       typeof params.Trennzeichen === 'string' && params.Trennzeichen ? params.Trennzeichen : undefined;
@@ -288,7 +305,7 @@ export class GatewayClient {
       throw new GatewayError('PARSE', message, {
         service: op.service,
         operation: op.name,
-        body: this.clean(raw.slice(0, 300)),
+        body: clean(raw.slice(0, 300)),
         ambiguous: op.sends === true,
         cause: e,
       });
@@ -380,7 +397,7 @@ export class GatewayClient {
   }
 
   /** Last line of defence: whatever escapes carries no password (message, body, status, cause). */
-  private sanitize(e: unknown, op: OperationDef): GatewayError {
+  private sanitize(e: unknown, op: OperationDef, clean: (s: string) => string): GatewayError {
     const err =
       e instanceof GatewayError
         ? e
@@ -390,16 +407,17 @@ export class GatewayClient {
             ambiguous: op.sends === true,
             cause: e,
           });
-    const prefix = err.operation ? `${err.operation}: ` : '';
-    const msg = err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
-    return new GatewayError(err.code, this.clean(msg), {
-      service: err.service ?? op.service,
-      operation: err.operation ?? op.name,
-      status: err.status === undefined ? undefined : this.clean(err.status),
+    // Errors of the namespace discovery name the WSDL as their operation: keep that in the message only.
+    const prefix = err.operation === op.name ? `${op.name}: ` : '';
+    const msg = prefix && err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
+    return new GatewayError(err.code, clean(msg), {
+      service: op.service,
+      operation: op.name,
+      status: err.status === undefined ? undefined : clean(err.status),
       httpStatus: err.httpStatus,
-      body: err.body === undefined ? undefined : this.clean(err.body),
+      body: err.body === undefined ? undefined : clean(err.body),
       ambiguous: err.ambiguous,
-      cause: err.cause === undefined ? undefined : cleanCause(err.cause, this.clean),
+      cause: err.cause === undefined ? undefined : cleanCause(err.cause, clean),
     });
   }
 }

@@ -26,8 +26,8 @@ export function secretVariants(password: string): string[] {
   return [...new Set(all)].sort((a, b) => b.length - a.length);
 }
 
-export function makeCleaner(password: string): (s: string) => string {
-  const variants = secretVariants(password);
+export function makeCleaner(...passwords: string[]): (s: string) => string {
+  const variants = [...new Set(passwords.flatMap(secretVariants))].sort((a, b) => b.length - a.length);
   return (s) => (variants.length ? redact(s, variants) : s);
 }
 

@@ -268,6 +268,17 @@ describe('GatewayClient error mapping (stub server)', () => {
       assertClean(await rejection(client.call('information', 'QueryAccountBalance')));
     });
 
+    it('also masks a password passed as a parameter of the call', async () => {
+      const other = 'Other&Secret 99';
+      stub.handler = (r, res) =>
+        reply(res, 500, 'text/xml', fault11('soap:Server', `echo ${r.body.replace(/</g, '&lt;')}`));
+      const err = await rejection(client.customer.getCustomerList({ Password: other }));
+      assert.ok(stub.requests()[0]!.body.includes('Other&amp;Secret 99'));
+      for (const t of [err.message, JSON.stringify(err), inspect(err)]) {
+        assert.ok(!t.includes('Other&amp;Secret') && !t.includes(other), t);
+      }
+    });
+
     it('removes the password from a parse error excerpt', async () => {
       stub.handler = (r, res) => reply(res, 200, 'text/xml', `<notxml ${r.body}`);
       assertClean(await rejection(client.call('information', 'QueryAccountBalance')));

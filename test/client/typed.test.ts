@@ -169,7 +169,10 @@ describe('GatewayClient typed methods (stub server)', () => {
     const c = new GatewayClient({ baseUrl: stub.url, user: 'demo', password: 'pw' });
     try {
       stub.handler = (_r, res) => reply(res, 404, 'text/plain', 'nope');
-      assert.equal((await rejection(c.information.queryAccountBalance())).code, 'HTTP');
+      const err = await rejection(c.information.queryAccountBalance());
+      assert.equal(err.code, 'HTTP');
+      assert.equal(err.operation, 'QueryAccountBalance');
+      assert.match(err.message, /WSDL \/gateway\/Information\.asmx: HTTP 404/);
       stub.handler = (r, res) =>
         r.url.endsWith('?WSDL')
           ? reply(res, 200, 'text/xml', wsdl('urn:x'))
