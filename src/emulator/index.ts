@@ -82,7 +82,13 @@ export async function startEmulator<B extends EmulatorBackend = GatewayState>(
   const sandboxConsole =
     options.console === false
       ? undefined
-      : createConsole({ control: state, faults, log: requests, bind: () => bind });
+      : createConsole({
+          control: state,
+          faults,
+          log: requests,
+          bind: () => bind,
+          countryCode: options.defaultCountryCode,
+        });
   const handler = createRequestHandler(
     {
       services: serviceEntries(options),
