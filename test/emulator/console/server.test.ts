@@ -322,3 +322,19 @@ describe('console: a backend that fails or holds much', () => {
     }
   });
 });
+
+describe('console: phone keys', () => {
+  it('groups national numbers with the emulator’s defaultCountryCode', async () => {
+    const emu = await startEmulator({ defaultCountryCode: '43' });
+    const s = await SseClient.open(emu.url);
+    try {
+      await s.next('snapshot');
+      emu.control.injectInbound({ from: '0660 1234567', text: 'servus' });
+      const m = (await s.next('inbound', (d) => d.text === 'servus')).data as { key: string };
+      assert.equal(m.key, '436601234567');
+    } finally {
+      s.close();
+      await emu.close();
+    }
+  });
+});
