@@ -285,6 +285,11 @@ describe('GatewayClient validation and configuration', () => {
       const group = client[op.service] as unknown as Record<string, unknown>;
       assert.equal(typeof group[methodName(op)], 'function', `${op.service}.${methodName(op)}`);
     }
+    for (const service of ['information', 'send', 'customer', 'legacy'] as const) {
+      const names = OPERATIONS.filter((o) => o.service === service).map(methodName);
+      assert.equal(new Set(names).size, names.length, `method names clash in ${service}`);
+      assert.equal(Object.keys(client[service]).length, names.length);
+    }
     assert.equal(methodName('SendSMS'), 'sendSms');
     assert.equal(methodName('QueryHLRJobsByJobID'), 'queryHlrJobsByJobId');
     assert.equal(methodName('SMSCR'), 'smscr');
