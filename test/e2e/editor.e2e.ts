@@ -83,12 +83,16 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       .evaluateAll((els) => els.map((e) => e.getAttribute('data-palette-type')));
     assert.deepEqual([...shown].sort(), [...PALETTE_TYPES].sort());
     // the palette filtered to our category, as someone searching for "sms" sees it
-    await page.fill('#red-ui-palette-search input', 'smsgw');
-    await page.waitForTimeout(500);
+    const search = page.locator('#red-ui-palette-search input');
+    await search.click();
+    await search.pressSequentially('sms', { delay: 30 });
+    await page.locator('.red-ui-palette-node[data-palette-type="inject"]').waitFor({ state: 'hidden' });
+    await page.waitForTimeout(300);
     mkdirSync(imageDir, { recursive: true });
     await page.locator('#red-ui-palette').screenshot({ path: join(imageDir, 'palette.png') });
-    await page.fill('#red-ui-palette-search input', '');
-    await page.waitForTimeout(300);
+    await search.fill('');
+    await search.press('Backspace');
+    await page.locator('.red-ui-palette-node[data-palette-type="inject"]').waitFor({ state: 'visible' });
   });
 
   let sendId = '';
@@ -176,7 +180,8 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     const jobsAfter = (await emulatorState(stack)).accounts.flatMap((a) => a.jobs.map((j) => j.id));
     const created = jobsAfter.filter((id) => !jobsBefore.includes(id));
     assert.deepEqual(created, [Number(m[1])], 'the JobId shown is the job the emulator created');
-    const status = await page.locator(`[id="${sendId}"] .red-ui-flow-node-status-label`).innerText();
+    const status =
+      (await page.locator(`[id="${sendId}"] .red-ui-flow-node-status-label`).textContent()) ?? '';
     assert.match(status, new RegExp(m[1]!));
   });
 
