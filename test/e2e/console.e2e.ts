@@ -140,7 +140,10 @@ describe('sandbox console in Chromium', function () {
     const xml = await page.locator('#request-xml').innerText();
     assert.match(xml, /<(\w+:)?Password>\*\*\*<\/(\w+:)?Password>/);
     assert.match(await page.locator('#response-xml').innerText(), /SendSMSResult/);
-    assert.ok(xml.split('\n').length > 5, 'indented for reading');
+    const indent = (name: string): number | undefined =>
+      new RegExp(`^( *)<(\\w+:)?${name}[\\s>]`, 'm').exec(xml)?.[1]?.length;
+    assert.ok(indent('User')! > indent('Envelope')!, 'indented for reading');
+    assert.equal(indent('User'), indent('Password'), 'siblings line up');
     await page.check('#raw-xml');
     const logged = emu.requests
       .list()

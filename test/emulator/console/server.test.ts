@@ -75,6 +75,10 @@ describe('console: served by the emulator', () => {
       assert.equal(js.status, 200);
       assert.equal(js.headers['content-type'], 'text/javascript; charset=utf-8');
       assert.doesNotThrow(() => new Script(js.body, { filename: 'console.js' }));
+      const stray = [...js.body].filter(
+        (c) => c.charCodeAt(0) < 0x20 && c !== '\n' && c !== '\r' && c !== '\t',
+      );
+      assert.deepEqual(stray, [], 'no stray control characters');
       assert.doesNotMatch(js.body, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
       assert.match(js.body, /new EventSource\('\/_emulator\/events'\)/);
       const css = await http(emu.url, 'GET', '/console/console.css');
