@@ -225,6 +225,12 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       )
       .count();
     assert.equal(red, 0, 'a node of the example shows a red status');
+    // the "Successfully deployed/injected" toasts fade by themselves; keep them out of the picture
+    await page
+      .locator('.red-ui-notification')
+      .first()
+      .waitFor({ state: 'hidden', timeout: 10000 })
+      .catch(() => undefined);
     await snap(page, 'example-flow.png');
   });
 
