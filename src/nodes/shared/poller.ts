@@ -68,7 +68,9 @@ export class Poller {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.run(true);
+      // A triggered poll may be running: let it finish and count the interval from there.
+      if (this.running) void this.running.then(() => this.schedule(this.intervalMs));
+      else void this.run(true);
     }, delay);
   }
 

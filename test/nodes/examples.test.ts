@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Node, NodeAPI, NodeMessage } from 'node-red';
+import {
+  ALL_NODES,
+  DEMO,
+  helper,
+  sleep,
+  startEnv,
+  stopEnv,
+  waitFor,
+  type Env,
+  type FlowNode,
+} from './helpers';
+
+const examplesDir = path.join(__dirname, '..', '..', 'examples');
+const coreDir = path.dirname(require.resolve('@node-red/nodes/package.json'));
+const core = (file: string): ((RED: NodeAPI) => void) =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require(path.join(coreDir, 'core', file)) as (RED: NodeAPI) => void;
+const CORE_NODES = [
+  core('common/20-inject.js'),
+  core('common/90-comment.js'),
+  core('function/10-switch.js'),
+  core('function/15-change.js'),
+];
+
+/** Debug node name -> how many msgs it must show once every inject was pressed. */
+const EXPECTED: Record<string, Record<string, number>> = {
+  'Alarm to SMS': { sent: 1, 'send failed': 0 },
+  'Auto-reply to inbound SMS': { received: 1, 'reply sent': 1 },
+  'Delivery tracking': { sent: 1, 'job, reports, replies': 1, errors: 0 },
+  'Balance watch': { balance: 1 },
+  'HLR check before sending': { sent: 1, 'not reachable': 0 },
+  'Binary, legacy and customer operations': { 'UDH result': 1, 'legacy result': 1, customers: 1, errors: 0 },
+};
+
+const examples = readdirSync(examplesDir)
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => ({
+    name: f.slice(0, -5),
+    flow: JSON.parse(readFileSync(path.join(examplesDir, f), 'utf8')) as FlowNode[],
+  }));
+
+describe('nodes: example flows', () => {
+  let env: Env;
+  before(async () => {
+    env = await startEnv();
+  });
+  after(() => stopEnv(env));
+  afterEach(() => helper.unload());
+
+  it('together use every node type the package registers, and each has expectations here', () => {
+    const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      'node-red': { nodes: Record<string, string> };
+    };
+    const used = new Set(examples.flatMap((e) => e.flow.map((n) => n.type)));
+    for (const type of Object.keys(pkg['node-red'].nodes))
+      assert.ok(used.has(type), `${type} is in no example`);
+    assert.deepEqual(examples.map((e) => e.name).sort(), Object.keys(EXPECTED).sort());
+  });
+
+  for (const { name, flow } of examples) {
+    it(`"${name}": emulator config, no credentials, runs against the emulator without errors`, async function () {
+      this.timeout(30_000);
+      const configs = flow.filter((n) => n.type === 'smsgw-config');
+      assert.equal(configs.length, 1);
+      assert.equal(configs[0]!.baseUrl, 'http://127.0.0.1:8080');
+      for (const n of flow) assert.ok(!('credentials' in n) && !('user' in n) && !('password' in n), n.id);
+      assert.ok(!JSON.stringify(flow).includes(DEMO.password));
+
+      // Debug nodes become helper sinks; the config points at the test emulator and gets the demo account.
+      const debugNames = new Map<string, string>();
+      const testFlow = flow.map((n) => {
+        if (n.type === 'debug') {
+          debugNames.set(n.id, String(n.name));
+          return { id: n.id, type: 'helper', z: n.z, name: n.name, wires: [] };
+        }
+        if (n.type === 'smsgw-config') return { ...n, baseUrl: env.emu.url };
+        return n;
+      });
+      env.emu.control.setBalance('demo', 50); // below the Balance watch threshold
+      if (flow.some((n) => n.type === 'smsgw-inbound')) {
+        env.emu.control.injectInbound({ from: '+4917011112222', text: 'STATUS' });
+      }
+      await helper.load([...CORE_NODES, ...ALL_NODES], testFlow, { [configs[0]!.id]: DEMO });
+
+      const got = new Map<string, NodeMessage[]>();
+      for (const [id, label] of debugNames) {
+        got.set(label, []);
+        (helper.getNode(id) as Node).on('input', (msg: NodeMessage) => got.get(label)!.push(msg));
+      }
+      const injects = flow
+        .filter((n) => n.type === 'inject' && !n.once)
+        .sort((a, b) => Number(a.y) - Number(b.y));
+      for (const inj of injects) {
+        (helper.getNode(inj.id) as Node).receive({});
+        await sleep(300);
+      }
+      const expected = EXPECTED[name]!;
+      await waitFor(
+        () => Object.entries(expected).every(([label, n]) => (got.get(label)?.length ?? 0) >= n),
+        10_000,
+      ).catch(() => undefined);
+      await sleep(200);
+      // At least the expected number (a poller may also pick up what earlier tests left); none where 0.
+      const counts = Object.fromEntries(
+        Object.entries(expected).map(([label, n]) => [
+          label,
+          Math.min(n || Infinity, got.get(label)?.length ?? 0),
+        ]),
+      );
+      const seen = JSON.stringify(
+        [...got.entries()].map(([k, v]) => [k, v.map((m) => m.error ?? m.payload)]),
+      );
+      assert.deepEqual(counts, { ...expected }, seen);
+
+      // Nothing of ours logged an error or a warning.
+      const log = helper.log() as unknown as { args: { level: number; type?: string; msg?: unknown }[][] };
+      const problems = log.args
+        .map((a) => a[0]!)
+        .filter((e) => (e.level === 20 || e.level === 30) && String(e.type ?? '').startsWith('smsgw-'));
+      assert.deepEqual(problems, []);
+      env.emu.control.setBalance('demo', 1000);
+    });
+  }
+});

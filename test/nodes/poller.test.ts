@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { clampInterval, MAX_DELAY_MS, Poller } from '../../src/nodes/shared/poller';
+import { SeenIds, StateFile } from '../../src/nodes/shared/state-file';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe('nodes: Poller', () => {
+  it('clamps the interval to [min, 2^31-1] and treats nonsense as the minimum', () => {
+    assert.equal(clampInterval(10, 1000), 1000);
+    assert.equal(clampInterval(5000, 1000), 5000);
+    assert.equal(clampInterval(1e12, 1000), MAX_DELAY_MS);
+    assert.equal(clampInterval(Number.NaN, 1000), 1000);
+    assert.equal(clampInterval(-5, 1000), 1000);
+  });
+
+  it('never runs two polls at once, even when a poll takes longer than the interval', async () => {
+    let running = 0;
+    let maxRunning = 0;
+    let count = 0;
+    const poller = new Poller({
+      intervalMs: 1,
+      minIntervalMs: 1,
+      poll: async () => {
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        count++;
+        await sleep(15);
+        running--;
+      },
+      onError: () => assert.fail('no error expected'),
+    });
+    poller.start();
+    void poller.trigger(); // an input while the chain runs joins the running poll
+    await sleep(150);
+    await poller.stop();
+    assert.equal(maxRunning, 1);
+    assert.ok(count >= 3, `only ${count} polls`);
+  });
+
+  it('backs off after failures (doubling, capped) and keeps polling; a success resets it', async () => {
+    const delays: number[] = [];
+    let calls = 0;
+    const poller = new Poller({
+      intervalMs: 2,
+      minIntervalMs: 1,
+      maxBackoffMs: 16,
+      poll: async () => {
+        calls++;
+        if (calls <= 6) throw new Error('down');
+      },
+      onError: (_err, failures, retryIn) => delays.push(retryIn) && failures,
+    });
+    poller.start();
+    await sleep(200);
+    await poller.stop();
+    assert.deepEqual(delays, [2, 4, 8, 16, 16, 16]);
+    assert.equal(poller.consecutiveFailures, 0);
+    assert.ok(calls > 7);
+  });
+
+  it('stop() aborts the poll in flight, waits for it, and nothing is scheduled afterwards', async () => {
+    let aborted = false;
+    let calls = 0;
+    const poller = new Poller({
+      intervalMs: 1,
+      minIntervalMs: 1,
+      poll: (signal) =>
+        new Promise<void>((_resolve, reject) => {
+          calls++;
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            reject(new Error('aborted'));
+          });
+        }),
+      onError: () => assert.fail('an abort on stop is not a failure'),
+    });
+    poller.start();
+    await sleep(20);
+    await poller.stop();
+    assert.equal(aborted, true);
+    await sleep(20);
+    assert.equal(calls, 1);
+  });
+});
+
+describe('nodes: StateFile and SeenIds', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'smsgw-state-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('round-trips the state through <userDir>/smsgw-state/<type>.<id>.json and leaves no temp file', async () => {
+    const a = new StateFile<{ cursor: string }>(dir, 'smsgw-dlr', 'abc123');
+    assert.equal(a.load(), undefined);
+    await a.save({ cursor: 'one' });
+    await Promise.all([a.save({ cursor: 'two' }), a.save({ cursor: 'three' })]);
+    const b = new StateFile<{ cursor: string }>(dir, 'smsgw-dlr', 'abc123');
+    assert.deepEqual(b.load(), { cursor: 'three' });
+    assert.deepEqual(readdirSync(path.join(dir, 'smsgw-state')), ['smsgw-dlr.abc123.json']);
+  });
+
+  it('a corrupt file reads as "no state"; no userDir keeps the state in memory only', async () => {
+    const f = new StateFile<unknown>(dir, 't', 'x');
+    await f.save({ ok: true });
+    writeFileSync(f.file!, '{ half');
+    assert.equal(f.load(), undefined);
+    const mem = new StateFile<unknown>(undefined, 't', 'x');
+    await mem.save({ a: 1 });
+    assert.equal(mem.load(), undefined);
+    assert.equal(readFileSync(f.file!, 'utf8'), '{ half');
+  });
+
+  it('SeenIds keeps the newest ids up to its bound', () => {
+    const seen = new SeenIds(['a', 'b'], 3);
+    seen.add('c');
+    seen.add('a'); // refreshed: now the newest
+    seen.add('d');
+    assert.deepEqual(seen.toJSON(), ['c', 'a', 'd']);
+    assert.equal(seen.has('b'), false);
+  });
+});
