@@ -79,6 +79,8 @@ const summary = {
 console.log(`SendSMS envelope, 10 recipients, ${N} per round, median of ${ROUNDS}`);
 console.log('builder            median ms   µs/envelope');
 console.log(`buildRequest       ${String(summary.oursMs).padStart(9)}   ${summary.usPerEnvelope}`);
-console.log(`plain template     ${String(summary.plainTemplateMs).padStart(9)}   ${((median(b) * 1000) / N).toFixed(2)}`);
+console.log(
+  `plain template     ${String(summary.plainTemplateMs).padStart(9)}   ${((median(b) * 1000) / N).toFixed(2)}`,
+);
 console.log(`ratio: ${summary.ratio}x`);
 console.log(JSON.stringify(summary));

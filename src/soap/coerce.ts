@@ -101,7 +101,8 @@ export function coerceBytes(name: string, v: unknown): Uint8Array {
       return fail(name, 'base64 text');
     }
   }
-  if (Array.isArray(v) && v.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return Uint8Array.from(v as number[]);
+  if (Array.isArray(v) && v.every((b) => Number.isInteger(b) && b >= 0 && b <= 255))
+    return Uint8Array.from(v as number[]);
   return fail(name, 'a Buffer, Uint8Array or base64 string');
 }
 

@@ -76,7 +76,10 @@ const localOf = (qname: string): string => {
 };
 
 class Decoder implements ResponseDecoder {
-  private readonly parser = new SaxesParser<{ xmlns: false; position: false }>({ xmlns: false, position: false });
+  private readonly parser = new SaxesParser<{ xmlns: false; position: false }>({
+    xmlns: false,
+    position: false,
+  });
   private readonly utf8 = new TextDecoder('utf-8');
   private readonly stack: Frame[] = [new Frame()];
   private depth = 0;
@@ -194,7 +197,8 @@ class Decoder implements ResponseDecoder {
         const plan = parent.plan as Plan;
         if (plan.k === COMPLEX) {
           // Data elements are unprefixed (default xmlns or unqualified): try the name as it is first.
-          const field = plan.fields.get(name) ?? (name.indexOf(':') < 0 ? undefined : plan.fields.get(localOf(name)));
+          const field =
+            plan.fields.get(name) ?? (name.indexOf(':') < 0 ? undefined : plan.fields.get(localOf(name)));
           if (field === undefined || parent.value === undefined) f.mode = SKIP;
           else this.openValue(f, field.plan, parent.value as Container, field.name, refId);
         } else if (plan.k === LIST && parent.value !== undefined) {
@@ -240,7 +244,8 @@ class Decoder implements ResponseDecoder {
       case FAULT_CODE:
       case FAULT_REASON: {
         const want = parent.mode === FAULT_CODE ? 'Value' : 'Text';
-        f.mode = localOf(name) === want ? (parent.mode === FAULT_CODE ? FAULT_CODE_TEXT : FAULT_STRING_TEXT) : SKIP;
+        f.mode =
+          localOf(name) === want ? (parent.mode === FAULT_CODE ? FAULT_CODE_TEXT : FAULT_STRING_TEXT) : SKIP;
         f.collect = f.mode !== SKIP;
         return;
       }
@@ -297,7 +302,8 @@ class Decoder implements ResponseDecoder {
       this.envNs = ns;
       f.mode = ENVELOPE;
     } else {
-      if (local !== this.op.result.bare) throw new Error(`expected <${this.op.result.bare}>, found <${name}>`);
+      if (local !== this.op.result.bare)
+        throw new Error(`expected <${this.op.result.bare}>, found <${name}>`);
       this.openValue(f, this.resultPlan, this.holder, 'v', refId);
     }
   }
@@ -323,7 +329,13 @@ class Decoder implements ResponseDecoder {
     this.openValue(f, (waiting[0] as PendingRef).plan, null, PUSH, refId);
   }
 
-  private openValue(f: Frame, plan: Plan, target: Container | null, key: string | number, refId: string | null): void {
+  private openValue(
+    f: Frame,
+    plan: Plan,
+    target: Container | null,
+    key: string | number,
+    refId: string | null,
+  ): void {
     f.mode = VALUE;
     f.plan = plan;
     f.target = target;
@@ -385,8 +397,7 @@ class Decoder implements ResponseDecoder {
           const v = plan.read(f.text);
           if (f.id === null && f.target !== null) put(f.target, f.key, v);
           else this.deliver(f, v);
-        }
-        else if (plan.k === COMPLEX) {
+        } else if (plan.k === COMPLEX) {
           const obj = f.value as Record<string, unknown>;
           const defaults = plan.defaults;
           for (let i = 0; i < defaults.length; i++) {

@@ -28,17 +28,24 @@ function parseNumber(text: string, what: string): number {
     const lastDot = s.lastIndexOf('.');
     s = lastComma > lastDot ? s.replace(/\./g, '').replace(',', '.') : s.replace(/,/g, '');
   }
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) throw new LegacyFormatError(`${what} is not a number`);
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s))
+    throw new LegacyFormatError(`${what} is not a number`);
   return Number(s);
 }
 
 const DATE_LAYOUTS: Array<{ re: RegExp; order: 'ymd' | 'dmy' | 'mdy' }> = [
   // ISO and `yyyy-MM-dd HH:mm:ss`, fraction and zone optional
-  { re: /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/, order: 'ymd' },
+  {
+    re: /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/,
+    order: 'ymd',
+  },
   // German `dd.MM.yyyy HH:mm[:ss]`
   { re: /^(\d{1,2})\.(\d{1,2})\.(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$/, order: 'dmy' },
   // en-US DateTime.ToString(): `M/d/yyyy h:mm:ss AM`
-  { re: /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp][Mm])?)?$/, order: 'mdy' },
+  {
+    re: /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp][Mm])?)?$/,
+    order: 'mdy',
+  },
 ];
 
 export function parseLegacyDate(text: string, zoneless: 'utc' | 'local' = 'utc'): Date {
@@ -84,7 +91,10 @@ function parseFlag(text: string): boolean {
 }
 
 function splitRecords(raw: string, separator: string | undefined): string[] {
-  const sep = separator === undefined || separator === '' || separator === '\n' || separator === '\r\n' ? '\n' : separator;
+  const sep =
+    separator === undefined || separator === '' || separator === '\n' || separator === '\r\n'
+      ? '\n'
+      : separator;
   return raw
     .split(sep)
     .map((r) => r.replace(/^[\r\n]+|[\r\n]+$/g, ''))
@@ -92,9 +102,14 @@ function splitRecords(raw: string, separator: string | undefined): string[] {
 }
 
 /** Fields split on `;`; the free-text field (`message`, `caption`) takes whatever is left, semicolons included. */
-function fields(record: string, before: number, after: number): { head: string[]; middle: string; tail: string[] } {
+function fields(
+  record: string,
+  before: number,
+  after: number,
+): { head: string[]; middle: string; tail: string[] } {
   const parts = record.split(';');
-  if (parts.length < before + after + 1) throw new LegacyFormatError(`expected at least ${before + after + 1} fields`);
+  if (parts.length < before + after + 1)
+    throw new LegacyFormatError(`expected at least ${before + after + 1} fields`);
   return {
     head: parts.slice(0, before),
     middle: parts.slice(before, parts.length - after).join(';'),
@@ -156,7 +171,11 @@ const RECORDS: Record<Exclude<LegacyResultKind, 'send' | 'balance'>, RecordParse
  * - record lists: `{ raw, ok: true, records: [...] }` with numbers and dates parsed.
  * Any kind answering `Error <text>` gives `{ raw, ok: false, error }`. Throws GatewayError('PARSE') otherwise.
  */
-export function parseLegacyResult(kind: LegacyResultKind, raw: string, opts: LegacyParseOptions = {}): LegacyResult {
+export function parseLegacyResult(
+  kind: LegacyResultKind,
+  raw: string,
+  opts: LegacyParseOptions = {},
+): LegacyResult {
   const text = raw ?? '';
   const err = ERROR_RE.exec(text);
   if (err) return { raw: text, ok: false, error: err[1] ?? '' };
@@ -175,12 +194,19 @@ export function parseLegacyResult(kind: LegacyResultKind, raw: string, opts: Leg
       default: {
         const parse = RECORDS[kind];
         if (!parse) throw new LegacyFormatError(`unknown result kind ${String(kind)}`);
-        return { raw: text, ok: true, records: splitRecords(text, opts.separator).map((r) => parse(r, zoneless)) };
+        return {
+          raw: text,
+          ok: true,
+          records: splitRecords(text, opts.separator).map((r) => parse(r, zoneless)),
+        };
       }
     }
   } catch (e) {
     if (!(e instanceof LegacyFormatError)) throw e;
     const excerpt = text.length > 200 ? `${text.slice(0, 200)}…` : text;
-    throw new GatewayError('PARSE', `cannot read the ${kind} result: ${e.message}`, { body: excerpt, cause: e });
+    throw new GatewayError('PARSE', `cannot read the ${kind} result: ${e.message}`, {
+      body: excerpt,
+      cause: e,
+    });
   }
 }

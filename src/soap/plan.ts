@@ -4,7 +4,16 @@
  */
 import { complexType, enumType } from '../catalogue/schema';
 import type { TypeRef } from '../catalogue/types';
-import { type Reader, dateReader, readBase64, readBoolean, readDouble, readEnum, readInt, readString } from './read-values';
+import {
+  type Reader,
+  dateReader,
+  readBase64,
+  readBoolean,
+  readDouble,
+  readEnum,
+  readInt,
+  readString,
+} from './read-values';
 
 export const PRIM = 0;
 export const COMPLEX = 1;

@@ -90,7 +90,19 @@ export function dateReader(zoneless: 'utc' | 'local'): (s: string) => Date | nul
     const h = two(s, 11);
     const mi = two(s, 14);
     const sec = two(s, 17);
-    if (y < 100 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) {
+    if (
+      y < 100 ||
+      mo < 1 ||
+      mo > 12 ||
+      d < 1 ||
+      d > 31 ||
+      h < 0 ||
+      h > 23 ||
+      mi < 0 ||
+      mi > 59 ||
+      sec < 0 ||
+      sec > 59
+    ) {
       return slow(s); // also years below 100 (MinValue included): rare, and Date maps 0–99 to 1900+
     }
     let i = 19;

@@ -140,7 +140,8 @@ function compile(op: OperationDef, transport: Transport, namespace: string): Pla
       key: `${encodeURIComponent(n)}=`,
       wireDefault: wireDefault(def.type, def.allowed),
       enumName: def.type.kind === 'enum' ? def.type.name : '',
-      enumValues: def.type.kind === 'enum' ? new Set(def.allowed ?? enumType(def.type.name).values) : undefined,
+      enumValues:
+        def.type.kind === 'enum' ? new Set(def.allowed ?? enumType(def.type.name).values) : undefined,
     };
   });
   const action = soapAction(namespace, op.name);
@@ -265,7 +266,11 @@ function formBody(plan: Plan, params: Record<string, unknown>): string {
  * e.g. '/gateway/Send.asmx' (GET/POST append '/<Op>' and, for GET, '?query'). Throws GatewayError('VALIDATION')
  * (with operation set) for a value of the wrong type, a missing required value or an unknown parameter name.
  */
-export function buildRequest(op: OperationDef, params: Record<string, unknown>, opts: BuildOptions): WireRequest {
+export function buildRequest(
+  op: OperationDef,
+  params: Record<string, unknown>,
+  opts: BuildOptions,
+): WireRequest {
   const plan = planFor(op, opts.transport, opts.namespace);
   try {
     for (const k in params) {

@@ -14,14 +14,16 @@ describe('soap/decode: hand-written response fixtures', () => {
           assert.equal(e.operation, operation.name);
           if (c.error.status !== undefined) assert.equal(e.status, c.error.status);
           if (c.error.message !== undefined) assert.equal(e.message, c.error.message);
-          if (c.error.bodyIncludes !== undefined && splits.length === 0) assert.ok(e.body?.includes(c.error.bodyIncludes), e.body);
+          if (c.error.bodyIncludes !== undefined && splits.length === 0)
+            assert.ok(e.body?.includes(c.error.bodyIncludes), e.body);
         } else {
           const result = decodeChunks(operation, c.transport, c.xml, splits, c.zoneless);
           assert.deepStrictEqual(normalize(result), c.result);
         }
       };
       it(c.about, () => check([]));
-      it('gives the same outcome fed one byte at a time', () => check(Array.from({ length: c.xml.length }, (_, i) => i)));
+      it('gives the same outcome fed one byte at a time', () =>
+        check(Array.from({ length: c.xml.length }, (_, i) => i)));
       it('gives the same outcome fed in 7-byte chunks', () =>
         check(Array.from({ length: Math.ceil(c.xml.length / 7) }, (_, i) => i * 7)));
     });

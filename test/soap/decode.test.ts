@@ -37,7 +37,13 @@ describe('soap/decode', () => {
 
   it('reads date forms off the fast path the same way (odd spacing, no seconds, 9 fraction digits, Feb 29)', () => {
     const read = (text: string) =>
-      normalize((decodeChunks(dlr, 'soap11', Buffer.from(dlrEnvelope(`<Date>${text}</Date>`))) as { Value: Array<{ Date: Date }> }).Value[0]!.Date);
+      normalize(
+        (
+          decodeChunks(dlr, 'soap11', Buffer.from(dlrEnvelope(`<Date>${text}</Date>`))) as {
+            Value: Array<{ Date: Date }>;
+          }
+        ).Value[0]!.Date,
+      );
     assert.deepEqual(read(' 2026-11-22T10:00:00Z '), { $date: '2026-11-22T10:00:00.000Z' });
     assert.deepEqual(read('2026-11-22T10:00Z'), { $date: '2026-11-22T10:00:00.000Z' });
     assert.deepEqual(read('2026-11-22T10:00:00.123456789-01:00'), { $date: '2026-11-22T11:00:00.123Z' });
@@ -60,7 +66,9 @@ describe('soap/decode', () => {
   });
 
   it('an href that never resolves is a PARSE error', () => {
-    const e = parseError(() => decodeChunks(balance2, 'soap11', Buffer.from(legacyEnvelope('<QueryBalance2Result href="#id9" />'))));
+    const e = parseError(() =>
+      decodeChunks(balance2, 'soap11', Buffer.from(legacyEnvelope('<QueryBalance2Result href="#id9" />'))),
+    );
     assert.match(e.message, /id9/);
   });
 
@@ -68,8 +76,14 @@ describe('soap/decode', () => {
     const d = createResponseDecoder(balance2, { transport: 'soap11' });
     const first = thrown(() => d.write(Buffer.from('<html><body>')));
     assert.ok(first instanceof GatewayError && first.code === 'PARSE');
-    assert.equal(thrown(() => d.write(Buffer.from('</body></html>'))), first);
-    assert.equal(thrown(() => d.end()), first);
+    assert.equal(
+      thrown(() => d.write(Buffer.from('</body></html>'))),
+      first,
+    );
+    assert.equal(
+      thrown(() => d.end()),
+      first,
+    );
   });
 
   it('a fault is reported as soon as its element closes, with the decoder name and service set', () => {
@@ -82,7 +96,10 @@ describe('soap/decode', () => {
       ),
     );
     assert.ok(e instanceof GatewayError);
-    assert.deepEqual([e.code, e.status, e.operation, e.service, e.message], ['FAULT', 'Server', 'QueryBalance2', 'legacy', 'QueryBalance2: boom']);
+    assert.deepEqual(
+      [e.code, e.status, e.operation, e.service, e.message],
+      ['FAULT', 'Server', 'QueryBalance2', 'legacy', 'QueryBalance2: boom'],
+    );
   });
 
   it('limits the body excerpt of a PARSE error', () => {

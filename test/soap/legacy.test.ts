@@ -8,8 +8,16 @@ const d = (iso: string) => ({ $date: iso });
 describe('soap/legacy result strings', () => {
   it('send: OK <id> / Error <text>', () => {
     assert.deepEqual(parseLegacyResult('send', 'OK 123456'), { raw: 'OK 123456', ok: true, id: '123456' });
-    assert.deepEqual(parseLegacyResult('send', 'Error Login failed'), { raw: 'Error Login failed', ok: false, error: 'Login failed' });
-    assert.deepEqual(parseLegacyResult('send', 'ERROR: no credits\r\n'), { raw: 'ERROR: no credits\r\n', ok: false, error: 'no credits' });
+    assert.deepEqual(parseLegacyResult('send', 'Error Login failed'), {
+      raw: 'Error Login failed',
+      ok: false,
+      error: 'Login failed',
+    });
+    assert.deepEqual(parseLegacyResult('send', 'ERROR: no credits\r\n'), {
+      raw: 'ERROR: no credits\r\n',
+      ok: false,
+      error: 'no credits',
+    });
   });
   it('send: anything else is a PARSE error with an excerpt', () => {
     const e = thrown(() => parseLegacyResult('send', '<html>oops</html>'));
@@ -31,17 +39,28 @@ describe('soap/legacy result strings', () => {
       raw,
       ok: true,
       records: [
-        { id: 1, jobId: 77, sender: '+4917012345', message: 'Hi; there', date: d('2026-11-22T10:00:00.000Z') },
+        {
+          id: 1,
+          jobId: 77,
+          sender: '+4917012345',
+          message: 'Hi; there',
+          date: d('2026-11-22T10:00:00.000Z'),
+        },
         { id: 2, jobId: 0, sender: '+4917099999', message: 'Yes', date: d('2026-11-22T10:05:00.000Z') },
       ],
     });
   });
   it('RecivedSMS2: Sender;date;message', () => {
     const r = parseLegacyResult('recivedSms2', '+4917;2026-11-22T10:00:00Z;a;b\n\n');
-    assert.deepEqual(normalize(r.records), [{ sender: '+4917', date: d('2026-11-22T10:00:00.000Z'), message: 'a;b' }]);
+    assert.deepEqual(normalize(r.records), [
+      { sender: '+4917', date: d('2026-11-22T10:00:00.000Z'), message: 'a;b' },
+    ]);
   });
   it('GetNewRecivedSMS2: Sender;message;date;isStatusReport', () => {
-    const r = parseLegacyResult('newReceivedSms2', '+4917;Hello;22.11.2026 10:05:30;0\n+4918;DLR;11/22/2026 1:05:00 PM;1\n');
+    const r = parseLegacyResult(
+      'newReceivedSms2',
+      '+4917;Hello;22.11.2026 10:05:30;0\n+4918;DLR;11/22/2026 1:05:00 PM;1\n',
+    );
     assert.deepEqual(normalize(r.records), [
       { sender: '+4917', message: 'Hello', date: d('2026-11-22T10:05:30.000Z'), isStatusReport: false },
       { sender: '+4918', message: 'DLR', date: d('2026-11-22T13:05:00.000Z'), isStatusReport: true },
@@ -60,10 +79,16 @@ describe('soap/legacy result strings', () => {
   });
   it('zone-less dates can be read as local time', () => {
     const r = parseLegacyResult('recivedSms2', 'x;2026-11-22 10:00:00;m', { zoneless: 'local' });
-    assert.equal((r.records as Array<{ date: Date }>)[0]!.date.getTime(), new Date(2026, 10, 22, 10).getTime());
+    assert.equal(
+      (r.records as Array<{ date: Date }>)[0]!.date.getTime(),
+      new Date(2026, 10, 22, 10).getTime(),
+    );
   });
   it('an unreadable record is a PARSE error', () => {
     assert.equal((thrown(() => parseLegacyResult('jobs', 'x;y;z;2026-11-22')) as GatewayError).code, 'PARSE');
-    assert.equal((thrown(() => parseLegacyResult('recivedSms2', 'a;31.31.2026;m')) as GatewayError).code, 'PARSE');
+    assert.equal(
+      (thrown(() => parseLegacyResult('recivedSms2', 'a;31.31.2026;m')) as GatewayError).code,
+      'PARSE',
+    );
   });
 });

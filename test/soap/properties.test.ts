@@ -17,7 +17,12 @@ function xmlChars(s: string): string {
   for (const ch of s) {
     const c = ch.codePointAt(0)!;
     const ok =
-      c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
+      c === 0x9 ||
+      c === 0xa ||
+      c === 0xd ||
+      (c >= 0x20 && c <= 0xd7ff) ||
+      (c >= 0xe000 && c <= 0xfffd) ||
+      (c >= 0x10000 && c <= 0x10ffff);
     if (ok) out += ch;
   }
   return out;
@@ -25,7 +30,28 @@ function xmlChars(s: string): string {
 
 const tricky = fc.oneof(
   fc.string({ unit: 'binary' }),
-  fc.string({ unit: fc.constantFrom('<', '&', ']]>', '>', '\r', '\n', '\r\n', '\t', '"', "'", '😀', 'ש', 'ل', '\u200f', '\ud800', '\u0001', 'a', ' ') }),
+  fc.string({
+    unit: fc.constantFrom(
+      '<',
+      '&',
+      ']]>',
+      '>',
+      '\r',
+      '\n',
+      '\r\n',
+      '\t',
+      '"',
+      "'",
+      '😀',
+      'ש',
+      'ل',
+      '\u200f',
+      '\ud800',
+      '\u0001',
+      'a',
+      ' ',
+    ),
+  }),
 );
 
 const outcome = (fn: () => unknown): unknown => {
@@ -51,8 +77,21 @@ describe('soap properties (fast-check)', () => {
   it('the request builder’s text survives a round trip through the decoder (SMSText of an RPC request)', () => {
     fc.assert(
       fc.property(tricky, (s) => {
-        const params = { User: 'u', Password: 'p', Caption: 'c', Sender: 's', Recipient: 'r', SMSText: s, SmsTyp: '1', SendDate: '' };
-        const body = buildRequest(sendText, params, { transport: 'soap12', namespace: 'urn:x', path: '/p' }).body!;
+        const params = {
+          User: 'u',
+          Password: 'p',
+          Caption: 'c',
+          Sender: 's',
+          Recipient: 'r',
+          SMSText: s,
+          SmsTyp: '1',
+          SendDate: '',
+        };
+        const body = buildRequest(sendText, params, {
+          transport: 'soap12',
+          namespace: 'urn:x',
+          path: '/p',
+        }).body!;
         const inner = /<SMSText xsi:type="xsd:string">(.*?)<\/SMSText>/s.exec(body)![1]!;
         const xml = `<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope"><e:Body><SendTextResponse><SendTextResult>${inner}</SendTextResult></SendTextResponse></e:Body></e:Envelope>`;
         assert.equal(decodeChunks(sendText, 'soap12', Buffer.from(xml)), xmlChars(s));
@@ -63,10 +102,14 @@ describe('soap properties (fast-check)', () => {
 
   it('arbitrary bytes, in arbitrary chunks, never throw anything but a GatewayError', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 400 }), fc.array(fc.nat(400), { maxLength: 6 }), (bytes, splits) => {
-        outcome(() => decodeChunks(dlr, 'soap11', bytes, splits));
-        outcome(() => decodeChunks(dlr, 'get', bytes, splits));
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 400 }),
+        fc.array(fc.nat(400), { maxLength: 6 }),
+        (bytes, splits) => {
+          outcome(() => decodeChunks(dlr, 'soap11', bytes, splits));
+          outcome(() => decodeChunks(dlr, 'get', bytes, splits));
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -82,7 +125,8 @@ describe('soap properties (fast-check)', () => {
           const doc = Buffer.from(docs[which]!);
           for (const [at, b] of flips) doc[at % doc.length] = b;
           const bytes = doc.subarray(0, Math.max(1, cut % (doc.length + 1)));
-          for (const t of ['soap11', 'soap12', 'get', 'post'] as const) outcome(() => decodeChunks(dlr, t, bytes, [cut % 97]));
+          for (const t of ['soap11', 'soap12', 'get', 'post'] as const)
+            outcome(() => decodeChunks(dlr, t, bytes, [cut % 97]));
         },
       ),
       { numRuns: 400 },
@@ -96,7 +140,14 @@ describe('soap properties (fast-check)', () => {
         const c = cases[which]!;
         const op = findOperation(...(c.op.split('/') as ['information', string]))!;
         const whole = outcome(() => decodeChunks(op, c.transport, c.xml));
-        const split = outcome(() => decodeChunks(op, c.transport, c.xml, splits.map((s) => s % (c.xml.length + 1))));
+        const split = outcome(() =>
+          decodeChunks(
+            op,
+            c.transport,
+            c.xml,
+            splits.map((s) => s % (c.xml.length + 1)),
+          ),
+        );
         assert.deepStrictEqual(split, whole);
       }),
       { numRuns: 300 },
@@ -107,7 +158,10 @@ describe('soap properties (fast-check)', () => {
     const xml = readFileSync(join(FIXTURES, 'responses', 'soap11-dlr-literal.xml'));
     fc.assert(
       fc.property(fc.array(fc.nat(xml.length), { minLength: 1, maxLength: 40 }), (splits) => {
-        assert.deepStrictEqual(normalize(decodeChunks(dlr, 'soap11', xml, splits)), normalize(decodeChunks(dlr, 'soap11', xml)));
+        assert.deepStrictEqual(
+          normalize(decodeChunks(dlr, 'soap11', xml, splits)),
+          normalize(decodeChunks(dlr, 'soap11', xml)),
+        );
       }),
       { numRuns: 100 },
     );

@@ -17,8 +17,12 @@ const base = {
   SmsTyp: 'Standard',
   SendDate: new Date(Date.UTC(2026, 10, 22, 10, 0, 0)),
 };
-const build = (op: OperationDef, params: Record<string, unknown>, transport: Transport = 'soap11', namespace: string = NS) =>
-  buildRequest(op, params, { transport, namespace, path: '/gateway/Send.asmx' });
+const build = (
+  op: OperationDef,
+  params: Record<string, unknown>,
+  transport: Transport = 'soap11',
+  namespace: string = NS,
+) => buildRequest(op, params, { transport, namespace, path: '/gateway/Send.asmx' });
 
 function validation(fn: () => unknown): GatewayError {
   const e = thrown(fn);
@@ -48,12 +52,20 @@ describe('soap/request', () => {
       const r = build(sendSms, base);
       assert.equal(r.method, 'POST');
       assert.equal(r.path, '/gateway/Send.asmx');
-      assert.deepEqual(r.headers, { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${NS}SendSMS"` });
+      assert.deepEqual(r.headers, {
+        'content-type': 'text/xml; charset=utf-8',
+        soapaction: `"${NS}SendSMS"`,
+      });
     });
     it('SOAP 1.2: application/soap+xml with the action parameter, no SOAPAction', () => {
       const r = build(sendSms, base, 'soap12');
-      assert.deepEqual(r.headers, { 'content-type': `application/soap+xml; charset=utf-8; action="${NS}SendSMS"` });
-      assert.match(r.body!, /^<\?xml version="1.0" encoding="utf-8"\?><soap:Envelope xmlns:soap="http:\/\/www.w3.org\/2003\/05\/soap-envelope"/);
+      assert.deepEqual(r.headers, {
+        'content-type': `application/soap+xml; charset=utf-8; action="${NS}SendSMS"`,
+      });
+      assert.match(
+        r.body!,
+        /^<\?xml version="1.0" encoding="utf-8"\?><soap:Envelope xmlns:soap="http:\/\/www.w3.org\/2003\/05\/soap-envelope"/,
+      );
     });
     it('a namespace without trailing slash gets one before the operation name', () => {
       const r = build(sendSms, base, 'soap11', 'urn:gw');
@@ -89,7 +101,15 @@ describe('soap/request', () => {
     });
     it('base64Binary from a base64 string or bytes; GET/POST send one decimal byte per key', () => {
       const op = findOperation('legacy', 'SendBinData')!;
-      const p = { User: 'u', Password: 'p', Recipient: 'r', strMsg: 'm', MsgType: 1, binTyp: 2, sendDate: null };
+      const p = {
+        User: 'u',
+        Password: 'p',
+        Recipient: 'r',
+        strMsg: 'm',
+        MsgType: 1,
+        binTyp: 2,
+        sendDate: null,
+      };
       const a = build(op, { ...p, Data: 'AAH/' });
       const b = build(op, { ...p, Data: new Uint8Array([0, 1, 255]) });
       assert.equal(a.body, b.body);
@@ -103,14 +123,24 @@ describe('soap/request', () => {
       const get = build(probe, { Rate: -Infinity, Flag: false }, 'get').path;
       assert.ok(get.endsWith('?Rate=-Infinity&Flag=false&Opt=0&OptFlag=false'), get);
       assert.ok(build(probe, { Rate: 'NaN', Flag: 0 }, 'post').body!.startsWith('Rate=NaN&Flag=false'));
-      assert.ok(build(probe, { Rate: '1e21', Flag: 1 }).body!.includes('<Rate>1E+21</Rate><Flag>true</Flag>'));
+      assert.ok(
+        build(probe, { Rate: '1e21', Flag: 1 }).body!.includes('<Rate>1E+21</Rate><Flag>true</Flag>'),
+      );
     });
     it('optional params absent in GET/POST are still sent with their wire defaults', () => {
       const op = findOperation('send', 'SendMobileOrFixlineSMS')!;
-      const q = build(op, { User: 'u', Password: 'p', Caption: 'c', Sender: 's', Recipient: 'r', SMSText: 't', SendDate: '' }, 'get').path;
+      const q = build(
+        op,
+        { User: 'u', Password: 'p', Caption: 'c', Sender: 's', Recipient: 'r', SMSText: 't', SendDate: '' },
+        'get',
+      ).path;
       assert.ok(q.endsWith('&SendDate=&MobileSMSType=HighQuality'), q);
       const info = findOperation('information', 'QueryJobInfoByJobCaption')!;
-      assert.ok(build(info, { User: 'u', Password: 'p', Caption: 'x' }, 'post').body!.endsWith('&StartDate=0001-01-01T00%3A00%3A00'));
+      assert.ok(
+        build(info, { User: 'u', Password: 'p', Caption: 'x' }, 'post').body!.endsWith(
+          '&StartDate=0001-01-01T00%3A00%3A00',
+        ),
+      );
     });
     it('included optional params are sent', () => {
       const r = build(sendSms, { ...base, JobPriority: 3 });
@@ -140,7 +170,15 @@ describe('soap/request', () => {
     });
     it('checks enum parameters against their allowed members', () => {
       const op = findOperation('send', 'SendMobileOrFixlineSMS')!;
-      const p = { User: 'u', Password: 'p', Caption: 'c', Sender: 's', Recipient: 'r', SMSText: 't', SendDate: '' };
+      const p = {
+        User: 'u',
+        Password: 'p',
+        Caption: 'c',
+        Sender: 's',
+        Recipient: 'r',
+        SMSText: 't',
+        SendDate: '',
+      };
       assert.ok(build(op, { ...p, MobileSMSType: 'HighQualityLong' }).body!.includes('HighQualityLong'));
       validation(() => build(op, { ...p, MobileSMSType: 'Flash' }));
     });
@@ -151,7 +189,18 @@ describe('soap/request', () => {
     });
     it('rejects bad base64 text and a list item that is not text', () => {
       const op = findOperation('legacy', 'SMSCR')!;
-      validation(() => build(op, { serial: 's', password: 'p', caption: 'c', Msg: 'm', Sender: 's', bRecipient: '%%%', SendDate: null, SmsTyp: 1 }));
+      validation(() =>
+        build(op, {
+          serial: 's',
+          password: 'p',
+          caption: 'c',
+          Msg: 'm',
+          Sender: 's',
+          bRecipient: '%%%',
+          SendDate: null,
+          SmsTyp: 1,
+        }),
+      );
       validation(() => build(sendSms, { ...base, Recipient: ['+49', { n: 1 }] }));
     });
   });
