@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as acorn from 'acorn';
+
+const root = path.join(__dirname, '..', '..');
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  'node-red': { version: string; nodes: Record<string, string> };
+};
+
+type AnyNode = acorn.Node & Record<string, unknown>;
+
+/** The registerType call the Flow Library scorecard looks for: the same regex and parser it uses. */
+function registration(html: string): { type: string; def: Map<string, AnyNode> } {
+  const script = /<script.+?type=['"]text\/javascript['"].*?>([\S\s]*?)<\/script>/i.exec(html);
+  assert.ok(script, 'no <script type="text/javascript">');
+  const ast = acorn.parse(script[1]!, { ecmaVersion: 2018 }) as unknown as AnyNode;
+  let found: { type: string; def: Map<string, AnyNode> } | undefined;
+  const visit = (n: unknown): void => {
+    if (!n || typeof n !== 'object') return;
+    const node = n as AnyNode;
+    if (node.type === 'CallExpression') {
+      const callee = node.callee as AnyNode;
+      const text = script[1]!.slice(callee.start, callee.end);
+      if (text === 'RED.nodes.registerType') {
+        const [name, def] = node.arguments as AnyNode[];
+        assert.equal(name!.type, 'Literal');
+        assert.equal(def!.type, 'ObjectExpression');
+        const props = new Map<string, AnyNode>();
+        for (const p of def!.properties as AnyNode[]) {
+          const key = p.key as AnyNode;
+          props.set(String(key.name ?? key.value), p.value as AnyNode);
+        }
+        found = { type: String(name!.value), def: props };
+      }
+    }
+    for (const v of Object.values(node)) {
+      if (Array.isArray(v)) v.forEach(visit);
+      else if (v && typeof v === 'object' && 'type' in v) visit(v);
+    }
+  };
+  visit(ast);
+  assert.ok(found, 'no RED.nodes.registerType(...) literal');
+  return found;
+}
+
+describe('nodes: editor HTML (as the scorecard parses it)', () => {
+  it('package.json lists every node, Node-RED >=4.0.0, with a shim next to each HTML', () => {
+    assert.equal(pkg['node-red'].version, '>=4.0.0');
+    for (const [type, file] of Object.entries(pkg['node-red'].nodes)) {
+      assert.equal(file, `nodes/${type}.js`);
+      assert.equal(
+        readFileSync(path.join(root, file), 'utf8').trim(),
+        `module.exports = require('../dist/nodes/${type}.js').default;`,
+      );
+      assert.ok(existsSync(path.join(root, 'src', 'nodes', `${type}.ts`)));
+    }
+  });
+
+  for (const type of Object.keys(pkg['node-red'].nodes)) {
+    it(`${type}: ES2018, literal definition, icon present, credentials only in credentials`, () => {
+      const html = readFileSync(path.join(root, 'nodes', `${type}.html`), 'utf8');
+      const { type: registered, def } = registration(html);
+      assert.equal(registered, type);
+      for (const key of ['category', 'defaults']) assert.ok(def.has(key), `${key} missing`);
+      const category = def.get('category')!;
+      assert.equal(category.type, 'Literal');
+      const defaults = def.get('defaults')! as AnyNode;
+      assert.equal(defaults.type, 'ObjectExpression');
+      const defaultNames = (defaults.properties as AnyNode[]).map((p) => String((p.key as AnyNode).name));
+      assert.ok(!defaultNames.some((n) => /^(user|password|apikey|token)$/i.test(n)), defaultNames.join());
+      if (type === 'smsgw-config') {
+        assert.equal(category.value, 'config');
+        const creds = def.get('credentials') as AnyNode;
+        const names = (creds.properties as AnyNode[]).map((p) => String((p.key as AnyNode).name));
+        assert.deepEqual(names, ['user', 'password']);
+      } else {
+        assert.equal(category.value, 'SMS gateway');
+        for (const key of ['color', 'icon', 'inputs', 'outputs']) {
+          assert.equal(def.get(key)?.type, 'Literal', `${key} must be an inline literal`);
+        }
+        const icon = String(def.get('icon')!.value);
+        assert.match(icon, /^smsgw-[a-z]+\.svg$/);
+        const svg = readFileSync(path.join(root, 'nodes', 'icons', icon), 'utf8');
+        assert.match(svg, /width="40" height="60"/);
+        assert.ok(!/fill="#(?!fff)/i.test(svg), 'icons are white on transparent');
+        assert.ok(defaultNames.includes('gateway'));
+        assert.match(html, new RegExp(`data-template-name="${type}"`));
+      }
+    });
+  }
+});
