@@ -8,7 +8,8 @@ import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { OperationDef } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import { NS } from './ns';
-import { COMPLEX, LIST, PRIM, type Plan, planOf } from './plan';
+import { COMPLEX, type FieldPlan, LIST, PRIM, READ_INT, READ_STRING, type Plan, planOf } from './plan';
+import { readInt } from './read-values';
 import type { Transport } from './request';
 
 export interface ResponseDecoder {
@@ -54,6 +55,8 @@ class Frame {
   ref = false;
   id: string | null = null;
   ns: NsScope = ROOT_NS;
+  /** COMPLEX values: index of the field expected next (fields usually arrive in declaration order). */
+  next = 0;
 }
 
 interface PendingRef {
@@ -341,6 +344,7 @@ class Decoder implements ResponseDecoder {
     f.target = target;
     f.key = key;
     f.value = undefined;
+    f.next = 0;
     if (f.nil) {
       if (target) put(target, key, null);
       f.target = null;
@@ -394,7 +398,8 @@ class Decoder implements ResponseDecoder {
         if (f.nil || f.ref) break;
         const plan = f.plan as Plan;
         if (plan.k === PRIM) {
-          const v = plan.read(f.text);
+          const text = f.text;
+          const v = plan.r === READ_STRING ? text : plan.r === READ_INT ? readInt(text) : plan.read(text);
           if (f.id === null && f.target !== null) put(f.target, f.key, v);
           else this.deliver(f, v);
         } else if (plan.k === COMPLEX) {

@@ -19,8 +19,14 @@ export const PRIM = 0;
 export const COMPLEX = 1;
 export const LIST = 2;
 
+/** Readers the decoder calls directly (monomorphic, inlinable); the rest go through `read`. */
+export const READ_STRING = 0;
+export const READ_INT = 1;
+export const READ_OTHER = 2;
+
 export interface PrimPlan {
   readonly k: typeof PRIM;
+  readonly r: typeof READ_STRING | typeof READ_INT | typeof READ_OTHER;
   readonly read: Reader;
 }
 
@@ -33,6 +39,8 @@ export interface ComplexPlan {
   readonly k: typeof COMPLEX;
   readonly name: string;
   readonly fields: Map<string, FieldPlan>;
+  /** The same fields in declaration order: the order ASMX writes them in, tried first by the decoder. */
+  readonly list: FieldPlan[];
   /** Value-type fields and what an absent element means for them (contract.ts conventions). */
   readonly defaults: ReadonlyArray<readonly [string, unknown]>;
 }
@@ -68,7 +76,11 @@ class PlanCache {
   private readonly prims: Record<string, PrimPlan>;
 
   constructor(zoneless: Zoneless) {
-    const p = (read: Reader): PrimPlan => ({ k: PRIM, read });
+    const p = (read: Reader): PrimPlan => ({
+      k: PRIM,
+      r: read === readString ? READ_STRING : read === readInt ? READ_INT : READ_OTHER,
+      read,
+    });
     this.prims = {
       string: p(readString),
       int: p(readInt),
@@ -98,10 +110,13 @@ class PlanCache {
     if (cached) return cached;
     const fields = new Map<string, FieldPlan>();
     const defaults: Array<readonly [string, unknown]> = [];
-    const plan: ComplexPlan = { k: COMPLEX, name, fields, defaults };
+    const list: FieldPlan[] = [];
+    const plan: ComplexPlan = { k: COMPLEX, name, fields, list, defaults };
     this.complex.set(name, plan); // before the fields: recursive types terminate
     for (const f of complexType(name).fields) {
-      fields.set(f.name, { name: f.name, plan: this.plan(f.type) });
+      const field = { name: f.name, plan: this.plan(f.type) };
+      fields.set(f.name, field);
+      list.push(field);
       const d = absentValue(f.type);
       if (d !== undefined) defaults.push([f.name, d]);
     }
