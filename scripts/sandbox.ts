@@ -2,7 +2,7 @@
  * `npm start`: the gateway emulator plus a real Node-RED with this package installed from its packed tarball and
  * the example flows deployed against the emulator. Ctrl-C stops both.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEmulatorProcess } from './lib/emulator';
@@ -47,7 +47,11 @@ async function main(): Promise<void> {
     log(`${PKG.name}@${PKG.version} unchanged since the last start (tarball ${packed.shasum.slice(0, 8)})`);
 
   const emulator = await startEmulatorProcess(emulatorPort, { echo: false });
-  const hadFlows = existsSync(join(userDir, 'flows.json'));
+  const flowFile = join(userDir, 'flows.json');
+  if (values.reset)
+    for (const f of ['flows.json', 'flows_cred.json']) rmSync(join(userDir, f), { force: true });
+  const hadFlows = existsSync(flowFile);
+  if (hadFlows) repointConfigNodes(flowFile, emulator.url);
   const nodeRed = await startNodeRed({
     nodeRedDir: dirname(require.resolve('node-red/package.json', { paths: [ROOT] })),
     nodeBin: process.execPath,
@@ -84,13 +88,12 @@ async function main(): Promise<void> {
   for (const s of broken) log(`WARNING: node set ${s.id} did not load: ${s.err ?? 'disabled'}`);
 
   const examples = listExamples();
-  if (!hadFlows || values.reset) {
+  if (!hadFlows) {
     await deployFlows(nodeRed.url, examplesForDeploy(emulator.url, examples));
     log(
       `deployed ${examples.length} example flow(s): ${examples.map((e) => e.name).join(', ') || '(none yet)'}`,
     );
   } else {
-    await repointConfigNodes(nodeRed.url, emulator.url, join(userDir, 'flows.json'));
     log('kept your sandbox flows (npm start -- --reset brings the examples back)');
   }
 
@@ -103,8 +106,11 @@ async function main(): Promise<void> {
 `);
 }
 
-/** Kept flows may point at an emulator port from an earlier start: follow the emulator to its new address. */
-async function repointConfigNodes(nrUrl: string, emulatorUrl: string, flowFile: string): Promise<void> {
+/**
+ * Kept flows may point at an emulator port from an earlier start: follow the emulator to its new address. Done on
+ * the flow file before Node-RED starts, so no node ever polls the old address; credentials live in another file.
+ */
+function repointConfigNodes(flowFile: string, emulatorUrl: string): void {
   const flows = JSON.parse(readFileSync(flowFile, 'utf8')) as FlowNode[];
   let changed = 0;
   for (const n of flows) {
@@ -119,7 +125,7 @@ async function repointConfigNodes(nrUrl: string, emulatorUrl: string, flowFile: 
     }
   }
   if (changed) {
-    await deployFlows(nrUrl, flows);
+    writeFileSync(flowFile, JSON.stringify(flows, null, 4));
     log(`re-pointed ${changed} gateway config node(s) at ${emulatorUrl}`);
   }
 }

@@ -43,15 +43,18 @@ function remap(value: unknown, map: Map<string, string>): unknown {
 }
 
 /**
- * The example flows, ready to deploy side by side: ids made unique per example (two examples may reuse ids),
- * a tab added where an example has none, and every gateway config node pointed at `baseUrl` with the demo
- * credentials inline (Node-RED strips and encrypts them on deploy).
+ * The example flows, ready to deploy side by side: flow ids made unique per example (two examples may reuse
+ * ids), a tab added where an example has none, and every gateway config node pointed at `baseUrl` with the
+ * demo credentials inline (Node-RED strips and encrypts them on deploy). Global config nodes (no `z`) keep their
+ * ids, and one shared by several examples is deployed once, as importing those examples one by one would do.
  */
 export function examplesForDeploy(baseUrl: string, examples = listExamples()): FlowNode[] {
   const all: FlowNode[] = [];
+  const globals = new Set<string>();
   for (const ex of examples) {
     const map = new Map<string, string>();
     for (const n of ex.nodes) {
+      if (isGlobalConfig(n)) continue;
       map.set(n.id, createHash('sha1').update(`${ex.name}\0${n.id}`).digest('hex').slice(0, 16));
     }
     const nodes = remap(ex.nodes, map) as FlowNode[];
@@ -59,9 +62,17 @@ export function examplesForDeploy(baseUrl: string, examples = listExamples()): F
     const missingTabs = new Set(nodes.map((n) => n.z).filter((z): z is string => !!z && !ids.has(z)));
     for (const z of missingTabs) all.push({ id: z, type: 'tab', label: ex.name, disabled: false, info: '' });
     for (const n of nodes) {
+      if (isGlobalConfig(n)) {
+        if (globals.has(n.id)) continue;
+        globals.add(n.id);
+      }
       if (n.type === CONFIG_TYPE) all.push({ ...n, baseUrl, credentials: { ...DEMO } });
       else all.push(n);
     }
   }
   return all;
+}
+
+function isGlobalConfig(n: FlowNode): boolean {
+  return !n.z && n.type !== 'tab' && n.type !== 'subflow' && !('wires' in n);
 }
