@@ -21,11 +21,33 @@ import type {
   SendMethods,
 } from './types.generated';
 import { validateParams } from './validate';
+import { FlowControl } from '../reliability/flow-control';
+import { captionParamOf, duplicateOf, lookupJob, recoveredValue } from '../reliability/job-lookup';
+import {
+  captionWithReference,
+  createReference,
+  isReference,
+  resolveReferenceOptions,
+  type ResolvedReferenceOptions,
+} from '../reliability/reference';
+import {
+  newSafeSendStats,
+  resolveSafeRetryOptions,
+  safeSend,
+  type Attempted,
+  type ResolvedSafeRetryOptions,
+  type SafeSendStats,
+} from '../reliability/safe-send';
 
 const TRANSPORTS: readonly Transport[] = ['soap11', 'soap12', 'get', 'post'];
 const SERVICES: readonly ServiceName[] = ['information', 'send', 'customer', 'legacy'];
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 const WSDL_LIMIT = 4 * 1024 * 1024;
+/**
+ * Whether typed sends carry a reference in their Caption unless the `reference` option says otherwise. Off
+ * until the nodes adopt it: it changes every caption, and flows that query by caption must use the one sent.
+ */
+const REFERENCE_BY_DEFAULT = false;
 
 /** Parameters of `call(service, operation, ...)`. */
 export type ParamsOf<
@@ -114,6 +136,10 @@ export class GatewayClient {
   readonly legacy: LegacyMethods;
   /** The wire binding in use. */
   readonly transport: Transport;
+  /** The flow control of every call (undefined without the `flowControl` option): `depth`, `onChange`. */
+  readonly flow: FlowControl | undefined;
+  /** Counters of the safe sends of this client (attempts, lookups, retries, recovered, ...). */
+  readonly stats: SafeSendStats = newSafeSendStats();
 
   private readonly origin: string;
   private readonly prefix: string;
@@ -129,6 +155,9 @@ export class GatewayClient {
   private readonly paths: Record<ServiceName, string>;
   private readonly namespaces: NamespaceCache;
   private readonly clean: (s: string) => string;
+  private readonly safe: ResolvedSafeRetryOptions | undefined;
+  private readonly referenceOptions: ResolvedReferenceOptions | undefined;
+  private readonly legacySeparator: string;
   private closed = false;
 
   constructor(options: GatewayClientOptions) {
@@ -158,6 +187,20 @@ export class GatewayClient {
     this.retryDelayMs = positiveInt('retryDelayMs', options.retryDelayMs, 100, 0);
     this.maxRecipients = positiveInt('maxRecipients', options.maxRecipients, 1000);
     this.zoneless = options.zoneless === 'local' ? 'local' : 'utc';
+    this.safe =
+      options.safeRetries === false
+        ? undefined
+        : resolveSafeRetryOptions(options.safeRetries === true ? undefined : options.safeRetries);
+    const reference = options.reference ?? REFERENCE_BY_DEFAULT;
+    this.referenceOptions =
+      reference === false ? undefined : resolveReferenceOptions(reference === true ? undefined : reference);
+    this.legacySeparator = options.legacySeparator || '\n';
+    this.flow =
+      options.flowControl instanceof FlowControl
+        ? options.flowControl
+        : options.flowControl
+          ? new FlowControl(options.flowControl)
+          : undefined;
     this.paths = { ...DEFAULT_PATHS, ...(options.customerPath ? { customer: options.customerPath } : {}) };
     if (options.dispatcher) {
       this.dispatcher = options.dispatcher;
@@ -234,6 +277,102 @@ export class GatewayClient {
       validateParams(op, params, { maxRecipients: this.maxRecipients }),
     );
     const clean = this.cleanerFor(op, values);
+    const task = (): Promise<unknown> =>
+      typed && op.sends === true && this.safe
+        ? this.runSafe(op, values, clean, options, this.safe)
+        : this.once(op, values, clean, options, typed);
+    return this.flow ? this.flow.run(task, options?.signal) : task();
+  }
+
+  /**
+   * A typed send with safe retries: the reference goes into the Caption before the first attempt; failures
+   * that surely sent nothing are retried; after an ambiguous one the job is looked up by its reference first.
+   */
+  private async runSafe(
+    op: OperationDef,
+    values: Record<string, unknown>,
+    clean: (s: string) => string,
+    options: CallOptions | undefined,
+    safe: ResolvedSafeRetryOptions,
+  ): Promise<unknown> {
+    const captionParam = captionParamOf(op);
+    let sent = values;
+    let reference: string | undefined;
+    if (captionParam && this.referenceOptions) {
+      reference = options?.reference ?? createReference(this.referenceOptions.length);
+      if (!isReference(reference)) {
+        throw new GatewayError('VALIDATION', 'reference must be 4 to 64 letters or digits', {
+          service: op.service,
+          operation: op.name,
+          ambiguous: false,
+        });
+      }
+      const caption = typeof values[captionParam] === 'string' ? values[captionParam] : '';
+      sent = { ...values, [captionParam]: captionWithReference(caption, reference, this.referenceOptions) };
+    }
+    const since = Date.now();
+    const perRequest: CallOptions = {};
+    if (options?.signal) perRequest.signal = options.signal;
+    if (options?.timeoutMs !== undefined) perRequest.timeoutMs = options.timeoutMs;
+    const lookupCall = (service: ServiceName, operation: string, params: Record<string, unknown>) => {
+      const lop = findOperation(service, operation)!;
+      const lvalues = this.withCredentials(
+        lop,
+        validateParams(lop, params, { maxRecipients: this.maxRecipients }),
+      );
+      return this.once(lop, lvalues, this.cleanerFor(lop, lvalues), perRequest, false);
+    };
+    const target = reference && captionParam ? { caption: String(sent[captionParam]), reference } : undefined;
+    const result = await safeSend(
+      {
+        attempt: async (): Promise<Attempted<unknown>> => {
+          const raw = await this.once(op, sent, clean, perRequest, false);
+          const dup = duplicateOf(op, raw);
+          if (dup) {
+            const error = new GatewayError('REJECTED', `refused: ${clean(dup.status)}`, {
+              service: op.service,
+              operation: op.name,
+              status: clean(dup.status),
+              ambiguous: false,
+            });
+            const single = op.result.type.kind !== 'list' && dup.jobId !== undefined;
+            return {
+              kind: 'duplicate',
+              value: single ? recoveredValue(op, [{ id: dup.jobId!, queued: false }]) : undefined,
+              error,
+            };
+          }
+          return { kind: 'ok', value: typedOutcome(op, raw, clean) };
+        },
+        lookup: target
+          ? () =>
+              lookupJob(lookupCall, {
+                op,
+                ...target,
+                since,
+                legacySeparator: this.legacySeparator,
+              })
+          : undefined,
+        lookupFirst: options?.lookupFirst === true,
+        reference,
+        signal: options?.signal,
+        stats: this.stats,
+        pace: this.flow ? () => this.flow!.pace(options?.signal) : undefined,
+      },
+      safe,
+    );
+    return result.value;
+  }
+
+  /** One request (with the read-only retries of `retries`) and its decoding. */
+  private async once(
+    op: OperationDef,
+    values: Record<string, unknown>,
+    clean: (s: string) => string,
+    options: CallOptions | undefined,
+    typed: boolean,
+  ): Promise<unknown> {
+    const service = op.service;
     const ms = options?.timeoutMs ?? this.timeoutMs;
     const scope: Scope = { signal: options?.signal, deadline: ms ? Date.now() + ms : undefined };
     try {

@@ -1,6 +1,9 @@
 import type { Dispatcher } from 'undici';
 import type { TlsOptions } from '../transport/dispatcher';
 import type { Transport } from '../soap/request';
+import type { FlowControl, FlowControlOptions } from '../reliability/flow-control';
+import type { ReferenceOptions } from '../reliability/reference';
+import type { SafeRetryOptions } from '../reliability/safe-send';
 
 export type { Transport };
 
@@ -40,6 +43,25 @@ export interface GatewayClientOptions {
   retryDelayMs?: number;
   /** Longest recipient list accepted (default 1000). */
   maxRecipients?: number;
+  /**
+   * Safe retries of the typed send methods (default on; docs/reliability.md): retry what surely was not
+   * sent, look the reference up after an ambiguous failure before retrying. `false`: a send is never repeated.
+   * With safe retries `timeoutMs` limits each request, not the whole send.
+   */
+  safeRetries?: boolean | SafeRetryOptions;
+  /**
+   * The unique reference added to the Caption of every typed send: `true` (suffix ' #' + 10 characters) or
+   * options. Off by default for now (it changes every caption; see docs/reliability.md): without it captions
+   * are sent as given and an ambiguous failure is never retried (there is nothing to look up).
+   */
+  reference?: ReferenceOptions | boolean;
+  /** Record separator GetJobs1 is asked for when an older-service send is looked up (default newline). */
+  legacySeparator?: string;
+  /**
+   * Rate limit, concurrency limit and bounded queue for every call of this client (default none). Pass a
+   * FlowControl instance to share it between clients.
+   */
+  flowControl?: FlowControlOptions | FlowControl;
 }
 
 /** Per-call options. */
@@ -48,4 +70,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Overrides the client's timeoutMs for this call. */
   timeoutMs?: number;
+  /** Typed sends: the reference to put into the Caption (letters and digits, 4–64); default a new one. */
+  reference?: string;
+  /** Typed sends: the job may exist already (e.g. an outbox entry): look it up before sending. */
+  lookupFirst?: boolean;
 }
