@@ -130,7 +130,7 @@ describe('nodes: polling triggers', () => {
   });
 
   describe('smsgw-dlr', () => {
-    it('emits each report once, across a redeploy and a restart (state in userDir)', async () => {
+    it('emits each report once, across a restart (state in userDir)', async () => {
       const flow = flowWith(env.emu.url, [poller('smsgw-dlr')]);
       await loadFlow(flow);
       await pollOnce(); // reports of earlier tests' jobs, if any
@@ -158,6 +158,28 @@ describe('nodes: polling triggers', () => {
       assert.deepEqual(
         after.map((m) => m.jobId),
         [jobB, jobB],
+      );
+    });
+
+    it('a "modified nodes" redeploy restarts the poller without repeating or losing reports', async () => {
+      const flow = flowWith(env.emu.url, [poller('smsgw-dlr')]);
+      await loadFlow(flow);
+      await pollOnce();
+      const [jobA] = await sendJobs(env, [numbers('7', 2)]);
+      env.emu.control.finishJobs();
+      assert.deepEqual(
+        (await pollOnce()).map((m) => m.jobId),
+        [jobA, jobA],
+      );
+
+      const changed = flow.map((n) => (n.id === 'p1' ? { ...n, name: 'renamed' } : n));
+      await helper.setFlows(changed, 'nodes', { cfg: { user: 'demo', password: 'demo-password' } });
+      assert.equal((helper.getNode('p1') as unknown as { name: string }).name, 'renamed');
+      const [jobB] = await sendJobs(env, [numbers('8', 1)]);
+      env.emu.control.finishJobs();
+      assert.deepEqual(
+        (await pollOnce()).map((m) => m.jobId),
+        [jobB],
       );
     });
 
