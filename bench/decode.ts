@@ -14,7 +14,7 @@ import { createResponseDecoder } from '../src/soap/decode';
 const NS = DEFAULT_NAMESPACES.gateway;
 const RECORDS = 5000;
 const CHUNK = 64 * 1024;
-const ROUNDS = Number(process.env.ROUNDS ?? 15);
+const ROUNDS = Number(process.env.ROUNDS ?? 20);
 
 function response(n: number): string {
   const parts: string[] = [
@@ -30,7 +30,7 @@ function response(n: number): string {
     parts.push(
       `<SMSReport><Id>${100000 + i}</Id><Recipient>+4917${String(10000000 + i * 7)}</Recipient><JobId>${5000 + (i >> 3)}</JobId>` +
         `<Status>${i % 5 ? 'Delivered' : 'Buffered &amp; retrying'}</Status><Date>2026-11-22T09:${String(i % 60).padStart(2, '0')}:00.25Z</Date>` +
-        `<MsgCode>${i % 3}</MsgCode><MsgText>Message ${i} delivered to handset; network T-Mobile DE, part 1 of 1</MsgText>` +
+        `<MsgCode>${i % 3}</MsgCode><MsgText>Delivered ${i}; T-Mobile DE, 1/1</MsgText>` +
         `<DoneDate>${done}</DoneDate><DoneDateTimeZoneOffset>60</DoneDateTimeZoneOffset><Sequence>${i % 4}</Sequence>` +
         `<Caption>Campaign Nov/${i % 10} — Grüße</Caption><CreateDate>2026-11-22T08:00:00</CreateDate></SMSReport>`,
     );
@@ -203,6 +203,12 @@ async function main(): Promise<void> {
     Body: { QueryReceivedDLRResponse: { QueryReceivedDLRResult: { Value: { SMSReport: unknown[] } } } };
   };
   const theirCount = theirs.Body.QueryReceivedDLRResponse.QueryReceivedDLRResult.Value.SMSReport.length;
+  if (process.env.SHOW) {
+    console.log(
+      ours.Value[1],
+      theirs.Body.QueryReceivedDLRResponse.QueryReceivedDLRResult.Value.SMSReport[1],
+    );
+  }
   if (ours.Value.length !== RECORDS || theirCount !== RECORDS)
     throw new Error(`record counts ${ours.Value.length}/${theirCount}`);
 

@@ -63,15 +63,18 @@ const digit = (s: string, i: number): number => {
 };
 const two = (s: string, i: number): number => digit(s, i) * 10 + digit(s, i + 1);
 
-/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil): no Date.UTC call. */
+/** Days since 1970-01-01 of a proleptic Gregorian date, year >= 100 (H. Hinnant's days_from_civil). */
 function daysFromCivil(y: number, m: number, d: number): number {
   if (m <= 2) y -= 1;
-  const era = Math.floor(y / 400);
+  const era = (y / 400) | 0;
   const yoe = y - era * 400;
-  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  const doy = (((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) | 0) + d - 1;
+  const doe = yoe * 365 + ((yoe / 4) | 0) - ((yoe / 100) | 0) + doy;
   return era * 146097 + doe - 719468;
 }
+
+const MONTH_DAYS = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 
 /**
  * xsd:dateTime → Date (null for 0001-01-01T00:00:00). Fast path: `YYYY-MM-DDTHH:MM:SS[.f{1,9}][Z|±HH:MM]`
@@ -134,7 +137,7 @@ export function dateReader(zoneless: 'utc' | 'local'): (s: string) => Date | nul
       } else return slow(s);
     }
     if (!zoned && zoneless === 'local') return new Date(y, mo - 1, d, h, mi, sec, ms);
-    if (d > 28 && d > new Date(Date.UTC(y, mo, 0)).getUTCDate()) return slow(s);
+    if (d > 28 && (d > (MONTH_DAYS[mo] as number) || (mo === 2 && !isLeap(y)))) return slow(s);
     const t = daysFromCivil(y, mo, d) * 86400000 + ((h * 60 + mi - offset) * 60 + sec) * 1000 + ms;
     return new Date(t);
   };

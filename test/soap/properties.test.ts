@@ -6,6 +6,8 @@ import { findOperation } from '../../src/catalogue';
 import { GatewayError } from '../../src/errors';
 import { buildRequest } from '../../src/soap/request';
 import { escapeText } from '../../src/soap/escape';
+import { dateReader } from '../../src/soap/read-values';
+import { parseDateTime } from '../../src/soap/values';
 import { FIXTURES, decodeChunks, normalize, responseCases } from './helpers';
 
 const sendText = findOperation('legacy', 'SendText')!;
@@ -165,5 +167,40 @@ describe('soap properties (fast-check)', () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('soap fast date reader (fast-check)', () => {
+  it('agrees with values.ts parseDateTime on every layout it takes a shortcut for', () => {
+    const two = (n: number) => String(n).padStart(2, '0');
+    for (const zoneless of ['utc', 'local'] as const) {
+      const read = dateReader(zoneless);
+      fc.assert(
+        fc.property(
+          fc.record({
+            y: fc.integer({ min: 1, max: 9999 }),
+            mo: fc.integer({ min: 1, max: 12 }),
+            d: fc.integer({ min: 1, max: 31 }),
+            h: fc.integer({ min: 0, max: 23 }),
+            mi: fc.integer({ min: 0, max: 59 }),
+            s: fc.integer({ min: 0, max: 59 }),
+            frac: fc.string({ unit: fc.constantFrom(...'0123456789'), maxLength: 7 }),
+            zone: fc.constantFrom('', 'Z', '+01:00', '-05:30', '+14:00', '-12:00'),
+          }),
+          ({ y, mo, d, h, mi, s, frac, zone }) => {
+            const text = `${String(y).padStart(4, '0')}-${two(mo)}-${two(d)}T${two(h)}:${two(mi)}:${two(s)}${frac ? '.' + frac : ''}${zone}`;
+            const a = read(text);
+            const b = parseDateTime(text, { zoneless });
+            if (a === null || b === null) assert.equal(a, b, text);
+            else
+              assert.ok(
+                Math.abs(a.getTime() - b.getTime()) <= 1,
+                `${text}: ${a.toISOString()} vs ${b.toISOString()}`,
+              );
+          },
+        ),
+        { numRuns: 2000 },
+      );
+    }
   });
 });
