@@ -199,9 +199,18 @@ class Decoder implements ResponseDecoder {
       case VALUE: {
         const plan = parent.plan as Plan;
         if (plan.k === COMPLEX) {
-          // Data elements are unprefixed (default xmlns or unqualified): try the name as it is first.
-          const field =
-            plan.fields.get(name) ?? (name.indexOf(':') < 0 ? undefined : plan.fields.get(localOf(name)));
+          // Fields come in declaration order: comparing names from the expected one on is cheaper than hashing
+          // each fresh tag name for a Map lookup. Out-of-order and prefixed names fall back to the map.
+          const list = plan.list;
+          let field: FieldPlan | undefined;
+          for (let i = parent.next; i < list.length; i++) {
+            if ((list[i] as FieldPlan).name === name) {
+              field = list[i];
+              parent.next = i + 1;
+              break;
+            }
+          }
+          field ??= plan.fields.get(name) ?? (name.indexOf(':') < 0 ? undefined : plan.fields.get(localOf(name)));
           if (field === undefined || parent.value === undefined) f.mode = SKIP;
           else this.openValue(f, field.plan, parent.value as Container, field.name, refId);
         } else if (plan.k === LIST && parent.value !== undefined) {
