@@ -210,7 +210,8 @@ class Decoder implements ResponseDecoder {
               break;
             }
           }
-          field ??= plan.fields.get(name) ?? (name.indexOf(':') < 0 ? undefined : plan.fields.get(localOf(name)));
+          field ??=
+            plan.fields.get(name) ?? (name.indexOf(':') < 0 ? undefined : plan.fields.get(localOf(name)));
           if (field === undefined || parent.value === undefined) f.mode = SKIP;
           else this.openValue(f, field.plan, parent.value as Container, field.name, refId);
         } else if (plan.k === LIST && parent.value !== undefined) {
