@@ -39,6 +39,8 @@ const MAX_SNAPSHOT_ITEMS = 500;
 /** A client that does not read is dropped instead of buffering without bound. */
 const MAX_BUFFERED = 4 * 1024 * 1024;
 const COALESCE_MS = 25;
+/** Reading a big state is not free (about 30 ms per 1000 jobs): between two reads, wait this many times as long. */
+const IDLE_FACTOR = 4;
 
 const maskEntry = (e: RequestLogEntry): RequestLogEntry => ({
   ...e,
@@ -63,6 +65,7 @@ export class ConsoleFeed {
   private readonly unsubscribe: (() => void) | undefined;
   private readonly countryCode: string;
   private closed = false;
+  private lastCost = 0;
 
   constructor(private readonly opts: FeedOptions) {
     this.countryCode = opts.countryCode ?? '49';
@@ -109,19 +112,24 @@ export class ConsoleFeed {
   /** Something may have changed: look soon (coalesced), if anyone listens. */
   poke(): void {
     if (this.clients.size === 0 || this.pending || this.closed) return;
-    this.pending = setTimeout(() => {
-      this.pending = undefined;
-      try {
-        this.check();
-      } catch {
-        // A backend whose snapshot fails this time: the page keeps what it has; the next change tries again.
-      }
-    }, COALESCE_MS);
+    this.pending = setTimeout(
+      () => {
+        this.pending = undefined;
+        try {
+          this.check();
+        } catch {
+          // A backend whose snapshot fails this time: the page keeps what it has; the next change tries again.
+        }
+      },
+      Math.max(COALESCE_MS, this.lastCost * IDLE_FACTOR),
+    );
   }
 
   /** Reads the state, sends what changed since the last look, returns the state read. */
   check(): ConsoleState {
+    const started = performance.now();
     const state = readState(this.opts.control.snapshot(), this.countryCode);
+    this.lastCost = performance.now() - started;
     this.last = state;
     for (const account of state.accounts) this.checkAccount(account, state.now);
     for (const job of state.jobs) {
