@@ -212,6 +212,12 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await page.click(`#red-ui-tab-${firstTab.id} a`);
     const injects = examples.filter((n) => n.type === 'inject' && n.z === firstTab.id);
     assert.ok(injects.length > 0, `example tab "${String(firstTab.label)}" has no inject node to start it`);
+    // start from an empty debug sidebar so it shows this example's messages only
+    await page.evaluate(() => {
+      (window as unknown as { RED: { actions: { invoke(a: string): void } } }).RED.actions.invoke(
+        'core:clear-debug-messages',
+      );
+    });
     for (const n of injects) await page.click(`[id="${n.id}"] .red-ui-flow-node-button`);
     const ours = examples.filter((n) => n.z === firstTab.id && n.type.startsWith('smsgw-'));
     await page.waitForSelector(
@@ -225,12 +231,25 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       )
       .count();
     assert.equal(red, 0, 'a node of the example shows a red status');
+    // open the message and its payload in the debug sidebar, as someone curious would
+    const handles = page.locator('.red-ui-debug-msg').first().locator('.red-ui-debug-msg-object-handle');
+    if (await handles.count()) {
+      await handles.first().click();
+      const payload = page
+        .locator('.red-ui-debug-msg')
+        .first()
+        .locator('.red-ui-debug-msg-object-entry', { hasText: 'payload' })
+        .locator('.red-ui-debug-msg-object-handle')
+        .first();
+      if (await payload.count()) await payload.click();
+    }
     // the "Successfully deployed/injected" toasts fade by themselves; keep them out of the picture
     await page
       .locator('.red-ui-notification')
       .first()
       .waitFor({ state: 'hidden', timeout: 10000 })
       .catch(() => undefined);
+    await page.mouse.move(600, 600);
     await snap(page, 'example-flow.png');
   });
 
