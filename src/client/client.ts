@@ -277,9 +277,12 @@ export class GatewayClient {
       validateParams(op, params, { maxRecipients: this.maxRecipients }),
     );
     const clean = this.cleanerFor(op, values);
+    // A caller-given reference (the outbox) asks for the lookup even where safe retries are off.
+    const pinned = options?.reference !== undefined || options?.lookupFirst === true;
+    const safe = this.safe ?? (pinned ? resolveSafeRetryOptions({ maxAttempts: 1 }) : undefined);
     const task = (): Promise<unknown> =>
-      typed && op.sends === true && this.safe
-        ? this.runSafe(op, values, clean, options, this.safe)
+      typed && op.sends === true && safe
+        ? this.runSafe(op, values, clean, options, safe)
         : this.once(op, values, clean, options, typed);
     return this.flow ? this.flow.run(task, options?.signal) : task();
   }
@@ -298,8 +301,11 @@ export class GatewayClient {
     const captionParam = captionParamOf(op);
     let sent = values;
     let reference: string | undefined;
-    if (captionParam && this.referenceOptions) {
-      reference = options?.reference ?? createReference(this.referenceOptions.length);
+    const refOptions =
+      this.referenceOptions ??
+      (options?.reference !== undefined ? resolveReferenceOptions(undefined) : undefined);
+    if (captionParam && refOptions) {
+      reference = options?.reference ?? createReference(refOptions.length);
       if (!isReference(reference)) {
         throw new GatewayError('VALIDATION', 'reference must be 4 to 64 letters or digits', {
           service: op.service,
@@ -308,7 +314,7 @@ export class GatewayClient {
         });
       }
       const caption = typeof values[captionParam] === 'string' ? values[captionParam] : '';
-      sent = { ...values, [captionParam]: captionWithReference(caption, reference, this.referenceOptions) };
+      sent = { ...values, [captionParam]: captionWithReference(caption, reference, refOptions) };
     }
     const since = Date.now();
     const perRequest: CallOptions = {};

@@ -1,0 +1,27 @@
+import type { GatewayClient } from '../client/client';
+import { methodName } from '../client/names';
+import { findOperation } from '../catalogue';
+import { GatewayError } from '../errors';
+import type { OutboxSender } from './outbox';
+
+type TypedMethod = (
+  params: unknown,
+  options?: { reference?: string; lookupFirst?: boolean },
+) => Promise<unknown>;
+
+/** An outbox sender that calls the client's typed send method with the entry's reference. */
+export function clientSender(client: GatewayClient): OutboxSender {
+  return (entry, options) => {
+    const op = findOperation(entry.service, entry.operation);
+    const group = (client as unknown as Record<string, Record<string, unknown> | undefined>)[entry.service];
+    const fn = op ? group?.[methodName(op)] : undefined;
+    if (typeof fn !== 'function') {
+      return Promise.reject(
+        new GatewayError('CONFIG', `the client offers no ${entry.service}/${entry.operation}`, {
+          ambiguous: false,
+        }),
+      );
+    }
+    return (fn as TypedMethod).call(group, entry.params, options);
+  };
+}
