@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { Script } from 'node:vm';
+import { parse as parseJs } from 'espree';
 import { findOperation } from '../../../src/catalogue';
 import { GatewayState, startEmulator, type RunningEmulator } from '../../../src/emulator';
 import { http } from '../wire/helpers/http';
@@ -75,6 +76,8 @@ describe('console: served by the emulator', () => {
       assert.equal(js.status, 200);
       assert.equal(js.headers['content-type'], 'text/javascript; charset=utf-8');
       assert.doesNotThrow(() => new Script(js.body, { filename: 'console.js' }));
+      // ES2018 at most (espree comes with eslint): no optional chaining, ?? or other newer syntax
+      assert.doesNotThrow(() => parseJs(js.body, { ecmaVersion: 2018 }));
       const stray = [...js.body].filter(
         (c) => c.charCodeAt(0) < 0x20 && c !== '\n' && c !== '\r' && c !== '\t',
       );
