@@ -179,6 +179,17 @@ describe('sandbox console in Chromium', function () {
     assert.deepEqual(emu.faults.list(), []);
   });
 
+  it('follows a restarted emulator: reconnects and shows the new, empty state', async function () {
+    const port = emu.port;
+    await emu.close();
+    await page.locator('#conn[data-state="lost"]').waitFor(WAIT);
+    emu = await startEmulator({ port, password: PASSWORD });
+    await page.locator('#conn[data-state="live"]').waitFor(WAIT);
+    await page.locator('#phones-empty').waitFor({ state: 'visible', ...WAIT });
+    assert.equal(await page.locator('.phone').count(), 0);
+    assert.equal(await page.locator('#jobs tbody tr').count(), 0);
+  });
+
   it('sent nothing off this machine and logged no page errors', function () {
     assert.deepEqual(browser.blocked, []);
     assert.deepEqual(browser.errors, []);

@@ -47,6 +47,7 @@ input, select { background: var(--bg); border: 1px solid var(--line); border-rad
 .sub-buttons button { flex: 1; font-size: 11px; padding: 2px 4px; }
 .sub-buttons button[aria-pressed=true] { border-color: var(--accent); background: var(--chip); font-weight: 600; }
 .messages { list-style: none; margin: 0; padding: 4px 2px; flex: 1; overflow-y: auto; display: flex; flex-direction: column; gap: 8px; }
+.messages .older { align-self: center; font-size: 11px; color: var(--muted); }
 .msg { max-width: 88%; padding: 6px 9px; border-radius: 12px; word-wrap: break-word; white-space: pre-wrap; }
 .msg.in { align-self: flex-start; background: var(--bubble-in); border-bottom-left-radius: 3px; }
 .msg.out { align-self: flex-end; background: var(--bubble-out); color: #fff; border-bottom-right-radius: 3px; }

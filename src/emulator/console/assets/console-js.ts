@@ -8,6 +8,7 @@ export const CONSOLE_JS = String.raw`(function () {
 
   var MAX_REQUESTS = 200;
   var MAX_JOB_ROWS = 300;
+  var MAX_PHONE_ITEMS = 200;
   var SVG = 'http://www.w3.org/2000/svg';
 
   var model = {
@@ -23,6 +24,9 @@ export const CONSOLE_JS = String.raw`(function () {
   };
   var phones = new Map();
   var dirty = {};
+  /** Phones whose messages changed (allPhones: every phone, and drop phones that are gone). */
+  var dirtyPhones = new Set();
+  var allPhones = false;
   var timer = null;
 
   function byId(id) { return document.getElementById(id); }
@@ -77,6 +81,12 @@ export const CONSOLE_JS = String.raw`(function () {
     if (timer === null) timer = setTimeout(render, 16);
   }
 
+  function invalidatePhones(keys) {
+    if (keys === null) allPhones = true;
+    else keys.forEach(function (k) { dirtyPhones.add(k); });
+    invalidate('phones', 'badges');
+  }
+
   function addHistory(user, at, balance) {
     var points = model.history.get(user) || [];
     var last = points[points.length - 1];
@@ -107,7 +117,8 @@ export const CONSOLE_JS = String.raw`(function () {
     model.requests = [];
     model.selected = null;
     (d.requests || []).forEach(addRequest);
-    invalidate('phones', 'jobs', 'accounts', 'faults', 'requests');
+    invalidatePhones(null);
+    invalidate('jobs', 'accounts', 'faults', 'requests');
   }
 
   function connect() {
@@ -129,14 +140,18 @@ export const CONSOLE_JS = String.raw`(function () {
       conn.textContent = 'reconnecting…';
     });
     on('snapshot', onSnapshot);
-    on('job', function (j) { model.jobs.set(j.id, j); invalidate('phones', 'jobs'); });
-    on('inbound', function (m) { model.inbound.set(m.id, m); invalidate('phones'); });
+    on('job', function (j) {
+      model.jobs.set(j.id, j);
+      if (j.message) invalidatePhones(j.keys);
+      invalidate('jobs');
+    });
+    on('inbound', function (m) { model.inbound.set(m.id, m); invalidatePhones([m.key]); });
     on('balance', function (a) {
       model.accounts.set(a.user, a);
       addHistory(a.user, a.at, a.balance);
       invalidate('accounts');
     });
-    on('subscribers', function (d) { model.subscribers = d.subscribers || {}; invalidate('phones'); });
+    on('subscribers', function (d) { model.subscribers = d.subscribers || {}; invalidate('badges'); });
     on('faults', function (d) { model.faults = d.faults || []; invalidate('faults'); });
     on('request', function (r) { addRequest(r); invalidate('requests'); });
     on('requests', function (d) {
@@ -153,7 +168,13 @@ export const CONSOLE_JS = String.raw`(function () {
     timer = null;
     var parts = dirty;
     dirty = {};
-    if (parts.phones) renderPhones();
+    if (parts.phones) {
+      var only = allPhones ? null : dirtyPhones;
+      allPhones = false;
+      dirtyPhones = new Set();
+      renderPhones(only);
+    }
+    if (parts.badges) renderBadges();
     if (parts.jobs) renderJobs();
     if (parts.accounts) renderAccounts();
     if (parts.faults) renderFaults();
@@ -286,7 +307,8 @@ export const CONSOLE_JS = String.raw`(function () {
     return found;
   }
 
-  function renderPhones() {
+  /** Redraws the message lists of the phones in 'only' (a Set of keys), or of every phone when it is null. */
+  function renderPhones(only) {
     var threads = new Map();
     function thread(key, number) {
       var t = threads.get(key);
@@ -305,15 +327,31 @@ export const CONSOLE_JS = String.raw`(function () {
       thread(m.key, m.from).items.push({ at: m.at, order: 1e12 + m.id, node: function () { return sentItem(m); } });
     });
     byId('phones-empty').hidden = threads.size > 0;
+    if (only === null) {
+      // after a (re)connect: phones of a state that is gone (emulator restarted) go too
+      phones.forEach(function (phone, key) {
+        if (threads.has(key)) return;
+        phone.card.parentNode.removeChild(phone.card);
+        phones.delete(key);
+      });
+    }
     threads.forEach(function (t, key) {
+      if (only !== null && !only.has(key) && phones.has(key)) return;
       var phone = phones.get(key) || makePhone(key, t.number);
       var list = phone.list;
       var atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 24;
       t.items.sort(function (a, b) { return a.at < b.at ? -1 : a.at > b.at ? 1 : a.order - b.order; });
+      var hidden = Math.max(0, t.items.length - MAX_PHONE_ITEMS);
       clear(list);
-      t.items.forEach(function (item) { list.appendChild(item.node()); });
+      if (hidden > 0) list.appendChild(el('li', 'older', hidden + ' older messages not shown'));
+      t.items.slice(hidden).forEach(function (item) { list.appendChild(item.node()); });
       if (atBottom || t.items.length !== phone.count) list.scrollTop = list.scrollHeight;
       phone.count = t.items.length;
+    });
+  }
+
+  function renderBadges() {
+    phones.forEach(function (phone, key) {
       var state = model.subscribers[key] || 'ok';
       phone.badge.dataset.state = state;
       phone.badge.textContent = { ok: 'reachable', unknown: 'unknown subscriber', unreachable: 'unreachable' }[state] || state;
