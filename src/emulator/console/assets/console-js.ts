@@ -9,6 +9,8 @@ export const CONSOLE_JS = String.raw`(function () {
   var MAX_REQUESTS = 200;
   var MAX_JOB_ROWS = 300;
   var MAX_PHONE_ITEMS = 200;
+  /** Jobs and inbound messages the page keeps in memory (the oldest go first). */
+  var MAX_KEPT = 2000;
   var SVG = 'http://www.w3.org/2000/svg';
 
   var model = {
@@ -81,6 +83,11 @@ export const CONSOLE_JS = String.raw`(function () {
     if (timer === null) timer = setTimeout(render, 16);
   }
 
+  function keep(map, id, value) {
+    map.set(id, value);
+    if (map.size > MAX_KEPT) map.delete(map.keys().next().value);
+  }
+
   function invalidatePhones(keys) {
     if (keys === null) allPhones = true;
     else keys.forEach(function (k) { dirtyPhones.add(k); });
@@ -141,11 +148,11 @@ export const CONSOLE_JS = String.raw`(function () {
     });
     on('snapshot', onSnapshot);
     on('job', function (j) {
-      model.jobs.set(j.id, j);
+      keep(model.jobs, j.id, j);
       if (j.message) invalidatePhones(j.keys);
       invalidate('jobs');
     });
-    on('inbound', function (m) { model.inbound.set(m.id, m); invalidatePhones([m.key]); });
+    on('inbound', function (m) { keep(model.inbound, m.id, m); invalidatePhones([m.key]); });
     on('balance', function (a) {
       model.accounts.set(a.user, a);
       addHistory(a.user, a.at, a.balance);
