@@ -9,6 +9,8 @@ export interface BindAddress {
   /** The address the emulator listens on (`127.0.0.1`, `::1`, `0.0.0.0`, a name…). */
   readonly host: string;
   readonly port: number;
+  /** Further host names that name this emulator (e.g. a container's service name), accepted on any port. */
+  readonly allowedHosts?: readonly string[];
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
@@ -26,12 +28,14 @@ export function parseHostHeader(value: string): { name: string; port: number } |
 /**
  * Whether a `Host` header names this emulator: `localhost` or the bound address with the bound port; any IP
  * literal also passes when the emulator listens on all interfaces (0.0.0.0 / ::), then on any port (port
- * forwarding, containers). Names other than `localhost` never pass unless they are the bound name itself.
+ * forwarding, containers). Names other than `localhost` never pass unless they are the bound name itself or
+ * listed in `allowedHosts`.
  */
 export function allowedHost(header: string | undefined, bind: BindAddress): boolean {
   if (!header) return false;
   const parsed = parseHostHeader(header);
   if (!parsed) return false;
+  if (bind.allowedHosts?.some((h) => h.toLowerCase() === parsed.name)) return true;
   const bound = bind.host.replace(/^\[|\]$/g, '').toLowerCase();
   if (WILDCARDS.has(bound)) return parsed.name === 'localhost' || isIP(parsed.name) !== 0;
   if (parsed.port !== bind.port) return false;

@@ -44,6 +44,13 @@ describe('console: Host and Origin guard', () => {
     assert.equal(allowedHost('other.local:7000', { host: 'sandbox.local', port: 7000 }), false);
   });
 
+  it('accepts names listed in allowedHosts on any port, and only those', () => {
+    const bind = { host: '0.0.0.0', port: 8080, allowedHosts: ['Emulator'] };
+    assert.equal(allowedHost('emulator:18080', bind), true);
+    assert.equal(allowedHost('emulator.attacker.example:8080', bind), false);
+    assert.equal(allowedOrigin('http://emulator:8080', bind), true);
+  });
+
   it('Origin: absent is fine (curl, Node), our own origin too, any other or "null" is not', () => {
     assert.equal(allowedOrigin(undefined, loop), true);
     assert.equal(allowedOrigin('http://127.0.0.1:8080', loop), true);
