@@ -5,6 +5,7 @@
  */
 import type { LegacyResultKind } from '../catalogue/types';
 import { GatewayError } from '../errors';
+import { dateReader } from './read-values';
 
 export interface LegacyParseOptions {
   /** The record separator the caller passed as Trennzeichen (GetJobs1 & co.); default newline. */
@@ -21,6 +22,16 @@ const OK_RE = /^\s*OK\b[\s:]*([\s\S]*?)\s*$/i;
 class LegacyFormatError extends Error {}
 
 function parseNumber(text: string, what: string): number {
+  // Fast path: plain digits with at most one point (what the service writes).
+  const n = text.length;
+  let dots = 0;
+  let i = 0;
+  for (; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) dots++;
+    else if (c < 48 || c > 57) break;
+  }
+  if (i === n && n > 0 && dots <= 1 && text !== '.') return Number(text);
   let s = text.trim();
   if (s.includes(',')) {
     // "12,5" (decimal comma) or "1.234,5" / "1,234.5" (grouping): the last separator is the decimal one.
@@ -90,15 +101,26 @@ function parseFlag(text: string): boolean {
   throw new LegacyFormatError('unrecognised flag');
 }
 
+/** Strips leading and trailing CR/LF (a record's own line break when the separator is something else). */
+function stripLineBreaks(r: string): string {
+  let a = 0;
+  let b = r.length;
+  while (a < b && (r.charCodeAt(a) === 10 || r.charCodeAt(a) === 13)) a++;
+  while (b > a && (r.charCodeAt(b - 1) === 10 || r.charCodeAt(b - 1) === 13)) b--;
+  return a === 0 && b === r.length ? r : r.slice(a, b);
+}
+
 function splitRecords(raw: string, separator: string | undefined): string[] {
   const sep =
     separator === undefined || separator === '' || separator === '\n' || separator === '\r\n'
       ? '\n'
       : separator;
-  return raw
-    .split(sep)
-    .map((r) => r.replace(/^[\r\n]+|[\r\n]+$/g, ''))
-    .filter((r) => r.trim() !== '');
+  const out: string[] = [];
+  for (const part of raw.split(sep)) {
+    const r = stripLineBreaks(part);
+    if (r.trim() !== '') out.push(r);
+  }
+  return out;
 }
 
 /** Fields split on `;`; the free-text field (`message`, `caption`) takes whatever is left, semicolons included. */
@@ -107,14 +129,36 @@ function fields(
   before: number,
   after: number,
 ): { head: string[]; middle: string; tail: string[] } {
-  const parts = record.split(';');
-  if (parts.length < before + after + 1)
-    throw new LegacyFormatError(`expected at least ${before + after + 1} fields`);
-  return {
-    head: parts.slice(0, before),
-    middle: parts.slice(before, parts.length - after).join(';'),
-    tail: parts.slice(parts.length - after),
-  };
+  // indexOf/lastIndexOf instead of split + join: this runs once per record of lists thousands long.
+  const head: string[] = [];
+  let start = 0;
+  for (let i = 0; i < before; i++) {
+    const j = record.indexOf(';', start);
+    if (j < 0) throw new LegacyFormatError(`expected at least ${before + after + 1} fields`);
+    head.push(record.slice(start, j));
+    start = j + 1;
+  }
+  const tail: string[] = new Array<string>(after);
+  let end = record.length;
+  for (let i = after - 1; i >= 0; i--) {
+    const j = end > start ? record.lastIndexOf(';', end - 1) : -1;
+    if (j < start) throw new LegacyFormatError(`expected at least ${before + after + 1} fields`);
+    tail[i] = record.slice(j + 1, end);
+    end = j;
+  }
+  return { head, middle: record.slice(start, end), tail };
+}
+
+const fastDates = {
+  utc: dateReader('utc', (s) => parseLegacyDate(s, 'utc')),
+  local: dateReader('local', (s) => parseLegacyDate(s, 'local')),
+};
+
+/** `yyyy-MM-dd[T ]HH:mm:ss[.f][zone]` without regex; everything else through parseLegacyDate. */
+function readDate(text: string, zoneless: 'utc' | 'local'): Date {
+  const d = fastDates[zoneless](text);
+  // The fast reader maps 0001-01-01T00:00:00 to null ("no date"); here it is just a (strange) date.
+  return d ?? parseLegacyDate(text, zoneless);
 }
 
 type RecordParser = (record: string, zoneless: 'utc' | 'local') => Record<string, unknown>;
@@ -132,7 +176,7 @@ const RECORDS: Record<Exclude<LegacyResultKind, 'send' | 'balance'>, RecordParse
       jobId: parseNumber(f.head[0] as string, 'JobId'),
       sender: (f.head[1] as string).trim(),
       message: f.middle,
-      date: parseLegacyDate(f.tail[0] as string, z),
+      date: readDate(f.tail[0] as string, z),
     };
   },
   recivedSms2: (r, z) => {
@@ -140,7 +184,7 @@ const RECORDS: Record<Exclude<LegacyResultKind, 'send' | 'balance'>, RecordParse
     if (parts.length < 3) throw new LegacyFormatError('expected Sender;date;message');
     return {
       sender: (parts[0] as string).trim(),
-      date: parseLegacyDate(parts[1] as string, z),
+      date: readDate(parts[1] as string, z),
       message: parts.slice(2).join(';'),
     };
   },
@@ -149,7 +193,7 @@ const RECORDS: Record<Exclude<LegacyResultKind, 'send' | 'balance'>, RecordParse
     return {
       sender: (f.head[0] as string).trim(),
       message: f.middle,
-      date: parseLegacyDate(f.tail[0] as string, z),
+      date: readDate(f.tail[0] as string, z),
       isStatusReport: parseFlag(f.tail[1] as string),
     };
   },
@@ -159,7 +203,7 @@ const RECORDS: Record<Exclude<LegacyResultKind, 'send' | 'balance'>, RecordParse
       jobId: parseNumber(f.head[0] as string, 'JobId'),
       caption: f.middle,
       cost: parseNumber(f.tail[0] as string, 'cost'),
-      sendTime: parseLegacyDate(f.tail[1] as string, z),
+      sendTime: readDate(f.tail[1] as string, z),
     };
   },
 };
