@@ -81,11 +81,23 @@ const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400
  * with valid ranges; everything else (date-only, spaces, odd years) goes through parseDateTime. Fractions are
  * rounded half-up to milliseconds.
  */
-export function dateReader(zoneless: 'utc' | 'local'): (s: string) => Date | null {
-  const slow = (s: string): Date | null => parseDateTime(s, { zoneless });
+export function dateReader(
+  zoneless: 'utc' | 'local',
+  /** The older service's text dates: also `yyyy-MM-dd HH:mm:ss`, and its own reader for everything else. */
+  legacy?: (s: string) => Date | null,
+): (s: string) => Date | null {
+  const slow = legacy ?? ((s: string): Date | null => parseDateTime(s, { zoneless }));
   return (s: string): Date | null => {
     const n = s.length;
-    if (n < 19 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84) return slow(s);
+    const sep = s.charCodeAt(10);
+    if (
+      n < 19 ||
+      s.charCodeAt(4) !== 45 ||
+      s.charCodeAt(7) !== 45 ||
+      (sep !== 84 && (sep !== 32 || !legacy))
+    ) {
+      return slow(s);
+    }
     if (s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return slow(s);
     const y = two(s, 0) * 100 + two(s, 2);
     const mo = two(s, 5);
