@@ -110,6 +110,11 @@ function stripLineBreaks(r: string): string {
   return a === 0 && b === r.length ? r : r.slice(a, b);
 }
 
+const isBlank = (s: string): boolean => {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 32) return false;
+  return true;
+};
+
 function splitRecords(raw: string, separator: string | undefined): string[] {
   const sep =
     separator === undefined || separator === '' || separator === '\n' || separator === '\r\n'
@@ -118,7 +123,7 @@ function splitRecords(raw: string, separator: string | undefined): string[] {
   const out: string[] = [];
   for (const part of raw.split(sep)) {
     const r = stripLineBreaks(part);
-    if (r.trim() !== '') out.push(r);
+    if (!isBlank(r)) out.push(r);
   }
   return out;
 }
@@ -198,12 +203,16 @@ const RECORDS: Record<Exclude<LegacyResultKind, 'send' | 'balance'>, RecordParse
     };
   },
   jobs: (r, z) => {
-    const f = fields(r, 1, 2);
+    // `JobId;Caption;cost;sendtime`, the caption may hold semicolons. Sliced directly: lists run to thousands.
+    const a = r.indexOf(';');
+    const c = r.lastIndexOf(';');
+    const b = c > a ? r.lastIndexOf(';', c - 1) : -1;
+    if (a < 0 || b <= a) throw new LegacyFormatError('expected JobId;Caption;cost;sendtime');
     return {
-      jobId: parseNumber(f.head[0] as string, 'JobId'),
-      caption: f.middle,
-      cost: parseNumber(f.tail[0] as string, 'cost'),
-      sendTime: readDate(f.tail[1] as string, z),
+      jobId: parseNumber(r.slice(0, a), 'JobId'),
+      caption: r.slice(a + 1, b),
+      cost: parseNumber(r.slice(b + 1, c), 'cost'),
+      sendTime: readDate(r.slice(c + 1), z),
     };
   },
 };

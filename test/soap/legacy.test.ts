@@ -73,6 +73,15 @@ describe('soap/legacy result strings', () => {
       { jobId: 5002, caption: 'A;B', cost: 1.5, sendTime: d('2026-11-23T08:00:00.000Z') },
     ]);
   });
+  it('GetJobs1: an empty caption is kept; a record with too few fields is a PARSE error', () => {
+    assert.deepEqual(normalize(parseLegacyResult('jobs', '7;;0.5;2026-11-22T10:00:00').records), [
+      { jobId: 7, caption: '', cost: 0.5, sendTime: d('2026-11-22T10:00:00.000Z') },
+    ]);
+    assert.equal(
+      (thrown(() => parseLegacyResult('jobs', '7;0.5;2026-11-22T10:00:00')) as GatewayError).code,
+      'PARSE',
+    );
+  });
   it('an empty list result has no records', () => {
     assert.deepEqual(parseLegacyResult('jobs', ''), { raw: '', ok: true, records: [] });
     assert.deepEqual(parseLegacyResult('jobs', '\r\n'), { raw: '\r\n', ok: true, records: [] });
