@@ -20,6 +20,7 @@ Options:
   --no-get, --no-post   switch off the HTTP GET / HTTP POST bindings
   --verbose-faults      fault strings in the stack-trace form
   --no-console          no sandbox console page at /
+  --allow-host NAME     also accept this Host name for the console and control API (repeatable)
   --help                this text
 
 Prints "listening on http://HOST:PORT" once it accepts connections. SIGINT/SIGTERM stop it cleanly.
@@ -57,6 +58,7 @@ const VALUE_FLAGS: Record<string, (o: EmulatorOptions, v: string) => void> = {
     o.customerPath = v;
   },
   '--state': (o, v) => (o.stateFile = v),
+  '--allow-host': (o, v) => (o.allowedHosts = [...(o.allowedHosts ?? []), v.toLowerCase()]),
 };
 
 const SWITCHES: Record<string, (o: EmulatorOptions) => void> = {

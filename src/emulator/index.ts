@@ -78,7 +78,7 @@ export async function startEmulator<B extends EmulatorBackend = GatewayState>(
   const state = createState(options);
   const faults = new FaultInjector();
   const requests = new RequestLog(options.requestLogSize ?? 200);
-  const bind = { host, port: 0 };
+  const bind = { host, port: 0, allowedHosts: options.allowedHosts ?? [] };
   const sandboxConsole =
     options.console === false
       ? undefined

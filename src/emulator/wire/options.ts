@@ -29,6 +29,11 @@ export interface EmulatorOptions extends GatewayStateOptions {
   requestLogSize?: number;
   /** The sandbox console at `/` and its event stream `/_emulator/events` (default true). */
   console?: boolean;
+  /**
+   * Host names, besides the bind address and `localhost`, under which the console and the control API may be
+   * reached (e.g. a container name). Other Host headers get 403, as a guard against DNS rebinding.
+   */
+  allowedHosts?: readonly string[];
   /** Use this backend instead of a new GatewayState (tests, custom behaviour). */
   backend?: GatewayBackend & EmulatorControl;
 }
