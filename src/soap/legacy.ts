@@ -115,7 +115,11 @@ const isBlank = (s: string): boolean => {
   return true;
 };
 
+/** Fields per record of the kinds whose record separator the caller chooses (GetJobs1 & co.). */
+const JOB_FIELDS = 4;
+
 function splitRecords(raw: string, separator: string | undefined): string[] {
+  if (separator === ';') return regroupFields(raw);
   const sep =
     separator === undefined || separator === '' || separator === '\n' || separator === '\r\n'
       ? '\n'
@@ -125,6 +129,18 @@ function splitRecords(raw: string, separator: string | undefined): string[] {
     const r = stripLineBreaks(part);
     if (!isBlank(r)) out.push(r);
   }
+  return out;
+}
+
+/**
+ * A caller who picks `;` as Trennzeichen gets records ending in the field separator itself
+ * (`1;a;0.09;date;2;b;0.09;date;`): the only way to read that back is to count fields.
+ */
+function regroupFields(raw: string): string[] {
+  const parts = stripLineBreaks(raw).split(';');
+  while (parts.length > 0 && isBlank(parts[parts.length - 1] as string)) parts.pop();
+  const out: string[] = [];
+  for (let i = 0; i < parts.length; i += JOB_FIELDS) out.push(parts.slice(i, i + JOB_FIELDS).join(';'));
   return out;
 }
 

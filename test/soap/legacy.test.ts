@@ -73,6 +73,13 @@ describe('soap/legacy result strings', () => {
       { jobId: 5002, caption: 'A;B', cost: 1.5, sendTime: d('2026-11-23T08:00:00.000Z') },
     ]);
   });
+  it('GetJobs1: a caller who chose ";" as Trennzeichen gets the records back by counting fields', () => {
+    const raw = '100001;x;1;2026-11-22 11:54:58;100002;y;0,5;2026-11-22 11:55:58;';
+    assert.deepEqual(normalize(parseLegacyResult('jobs', raw, { separator: ';' }).records), [
+      { jobId: 100001, caption: 'x', cost: 1, sendTime: d('2026-11-22T11:54:58.000Z') },
+      { jobId: 100002, caption: 'y', cost: 0.5, sendTime: d('2026-11-22T11:55:58.000Z') },
+    ]);
+  });
   it('GetJobs1: an empty caption is kept; a record with too few fields is a PARSE error', () => {
     assert.deepEqual(normalize(parseLegacyResult('jobs', '7;;0.5;2026-11-22T10:00:00').records), [
       { jobId: 7, caption: '', cost: 0.5, sendTime: d('2026-11-22T10:00:00.000Z') },
