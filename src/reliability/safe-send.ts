@@ -109,7 +109,8 @@ const TRANSIENT_HTTP = new Set([429, 502, 503, 504]);
 export function classifyFailure(err: unknown): FailureKind {
   if (!(err instanceof GatewayError)) return 'final';
   if (err.ambiguous) return 'ambiguous';
-  if (err.code === 'NETWORK') return 'retry';
+  // Not sent: refused, DNS, or time up while still waiting for a connection of the pool.
+  if (err.code === 'NETWORK' || err.code === 'TIMEOUT') return 'retry';
   if (err.code === 'HTTP' && err.httpStatus !== undefined && TRANSIENT_HTTP.has(err.httpStatus))
     return 'retry';
   return 'final';

@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { GatewayClient } from '../../src/client';
 import type { RunningEmulator } from '../../src/emulator';
 import { GatewayError } from '../../src/errors';
-import { PASSWORD, injectRandomFaults, jobsPerMessage, pool, quietEmulator, report } from './helpers';
+import { FULL, PASSWORD, injectRandomFaults, jobsPerMessage, pool, quietEmulator, report } from './helpers';
 
 // Every send resolves with exactly one job although a fifth of all requests (sends and lookups) fail in one
 // of five ways. The emulator's own duplicate detection is off: only the client's lookups prevent duplicates.
 
-const N = Number(process.env.SMSGW_FAULT_SENDS ?? 1000);
+const N = Number(process.env.SMSGW_FAULT_SENDS ?? (FULL ? 1000 : 300));
 const TIMEOUT_MS = 250;
+const SEED = Number(process.env.SMSGW_FAULT_SEED ?? 7);
 
 describe(`reliability: ${N} sends, 20% of requests faulted (lost 0, duplicates 0)`, function () {
   this.timeout(240_000);
@@ -71,7 +72,7 @@ describe(`reliability: ${N} sends, 20% of requests faulted (lost 0, duplicates 0
   };
 
   it('typed service: SendSMS over SOAP 1.1', async () => {
-    const faults = injectRandomFaults(emu, { share: 0.2, seed: 7, delayMs: TIMEOUT_MS * 2 });
+    const faults = injectRandomFaults(emu, { share: 0.2, seed: SEED, delayMs: TIMEOUT_MS * 2 });
     const started = Date.now();
     const outcomes = await pool(N, 25, async (i) => {
       const job = await client.send.sendSms({
@@ -88,7 +89,7 @@ describe(`reliability: ${N} sends, 20% of requests faulted (lost 0, duplicates 0
   });
 
   it('older service: SendText (RPC) and SendSMS2 (document), looked up with GetJobs1', async () => {
-    const faults = injectRandomFaults(emu, { share: 0.2, seed: 11, delayMs: TIMEOUT_MS * 2 });
+    const faults = injectRandomFaults(emu, { share: 0.2, seed: SEED + 4, delayMs: TIMEOUT_MS * 2 });
     const started = Date.now();
     const outcomes = await pool(N, 25, async (i) => {
       const common = { Caption: `m${i}`, Sender: 'Shop', SMSText: `message ${i}` };

@@ -8,6 +8,9 @@ import type { ActiveFault, FaultKind } from '../../src/emulator/wire/fault-injec
 
 export const PASSWORD = 'pw-Sec&ret';
 
+/** `npm run test:reliability` runs the full sizes; `npm test` a smaller variant of the same tests. */
+export const FULL = process.env.SMSGW_RELIABILITY_FULL === '1';
+
 /** Deterministic pseudo-random numbers (mulberry32). */
 export function seeded(seed: number): () => number {
   let a = seed >>> 0;

@@ -55,6 +55,11 @@ describe('reliability: safe send rules', () => {
     assert.equal(classifyFailure(ambiguous()), 'ambiguous');
     assert.equal(classifyFailure(refused()), 'retry');
     assert.equal(classifyFailure(new GatewayError('HTTP', '503', { httpStatus: 503 })), 'retry');
+    assert.equal(
+      classifyFailure(new GatewayError('TIMEOUT', 'no connection in time', { ambiguous: false })),
+      'retry',
+    );
+    assert.equal(classifyFailure(new GatewayError('PARSE', 'cut', { ambiguous: true })), 'ambiguous');
     assert.equal(classifyFailure(new GatewayError('HTTP', '404', { httpStatus: 404 })), 'final');
     assert.equal(classifyFailure(new GatewayError('REJECTED', 'NoRecipientFound')), 'final');
     assert.equal(classifyFailure(new GatewayError('AUTH', 'InvalidUser')), 'final');
