@@ -159,6 +159,7 @@ export class GatewayClient {
   private readonly referenceOptions: ResolvedReferenceOptions | undefined;
   private readonly legacySeparator: string;
   private closed = false;
+  private readonly lifetime = new AbortController();
 
   constructor(options: GatewayClientOptions) {
     if (!options || typeof options !== 'object') configError('options are required');
@@ -214,7 +215,11 @@ export class GatewayClient {
       });
       this.ownsDispatcher = true;
     }
-    this.namespaces = new NamespaceCache((path, signal) => this.discover(path, signal), this.timeoutMs);
+    // A discovery is shared by every caller, so no caller's signal may end it; closing the client does.
+    this.namespaces = new NamespaceCache(
+      (path, signal) => this.discover(path, AbortSignal.any([signal, this.lifetime.signal])),
+      this.timeoutMs,
+    );
     for (const s of SERVICES) {
       const ns = namespaceKind(s) === 'legacy' ? options.legacyNamespace : options.gatewayNamespace;
       if (ns) this.namespaces.set(this.paths[s], ns);
@@ -240,10 +245,14 @@ export class GatewayClient {
     return this.run(service, operation, params, options, false) as Promise<ResultOf<S, O>>;
   }
 
-  /** Closes the connection pool (not a dispatcher passed in). Later calls reject with CONFIG. */
+  /**
+   * Closes the connection pool (not a dispatcher passed in). A namespace discovery still under way is aborted;
+   * calls already sent finish (each within its timeout); later calls reject with CONFIG.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.lifetime.abort(new GatewayError('CONFIG', 'client is closed', { ambiguous: false }));
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 

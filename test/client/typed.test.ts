@@ -165,6 +165,22 @@ describe('GatewayClient typed methods (stub server)', () => {
     }
   });
 
+  it('close() ends a namespace discovery that hangs, and the waiting call rejects', async () => {
+    const c = new GatewayClient({ baseUrl: stub.url, user: 'demo', password: 'pw', timeoutMs: 60_000 });
+    stub.handler = () => undefined; // the WSDL never comes
+    const pending = rejection(c.information.queryAccountBalance());
+    while (!stub.seen.some((r) => r.url.endsWith('?WSDL'))) await new Promise((r) => setTimeout(r, 5));
+    const closed = c.close().then(() => 'closed');
+    const first = await Promise.race([
+      closed,
+      new Promise((r) => setTimeout(() => r('still waiting'), 5_000)),
+    ]);
+    assert.equal(first, 'closed');
+    const err = await pending;
+    assert.equal(err.operation, 'QueryAccountBalance');
+    assert.ok(!err.message.includes('pw'));
+  });
+
   it('forgets a failed discovery and tries again', async () => {
     const c = new GatewayClient({ baseUrl: stub.url, user: 'demo', password: 'pw' });
     try {
