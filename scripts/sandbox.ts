@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { startEmulatorProcess } from './lib/emulator';
 import { CONFIG_TYPE, examplesForDeploy, listExamples, type FlowNode } from './lib/flows';
 import { deployFlows, getNodeSets, startNodeRed } from './lib/nodered';
+import { assertPortFree } from './lib/proc';
 import { ensureBuilt, installInto, packPackage, PKG, ROOT } from './lib/package';
 
 const log = (s: string): void => console.log(`[sandbox] ${s}`);
@@ -39,6 +40,8 @@ async function main(): Promise<void> {
   const emulatorPort = portOption(values['emulator-port'], 'SMSGW_EMULATOR_PORT', 8080);
   const nrPort = portOption(values.port, 'SMSGW_NODERED_PORT', 1880);
   const userDir = join(ROOT, '.sandbox');
+  await assertPortFree(nrPort, 'choose another with --port or SMSGW_NODERED_PORT');
+  await assertPortFree(emulatorPort, 'choose another with --emulator-port or SMSGW_EMULATOR_PORT');
 
   if (!values['skip-build'] && process.env.npm_lifecycle_event !== 'start') await ensureBuilt(log);
   const packed = await packPackage(join(userDir, '.pack'));
@@ -99,7 +102,7 @@ async function main(): Promise<void> {
 
   console.log(`
   Node-RED editor:  ${nodeRed.url}/
-  Gateway emulator: ${emulator.url}/   (user demo, password demo-password)
+  Gateway emulator: ${emulator.url}/   (its console; account demo / demo-password)
   Node-RED log:     .sandbox/node-red.log
 
   Press Ctrl-C to stop both.
@@ -131,6 +134,8 @@ function repointConfigNodes(flowFile: string, emulatorUrl: string): void {
 }
 
 main().catch((e: unknown) => {
-  console.error(`[sandbox] ${(e as Error).stack ?? String(e)}`);
+  console.error(
+    `[sandbox] ${process.env.SMSGW_DEBUG ? ((e as Error).stack ?? String(e)) : (e as Error).message}`,
+  );
   process.exit(1);
 });

@@ -164,3 +164,15 @@ export function runStatus(
     child.on('exit', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), output }));
   });
 }
+
+/** Fails with a helpful message when something already listens on 127.0.0.1:`port`. */
+export function assertPortFree(port: number, hint: string): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', (e: NodeJS.ErrnoException) =>
+      reject(new Error(e.code === 'EADDRINUSE' ? `port ${port} is already in use (${hint})` : e.message)),
+    );
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve()));
+  });
+}
