@@ -1,5 +1,5 @@
 /**
- * Envelope benchmark: 100,000 SendSMS SOAP 1.1 requests with 10 recipients through buildRequest (validation,
+ * Benchmark 3, envelope building: 100,000 SendSMS SOAP 1.1 requests with 10 recipients through buildRequest (validation,
  * coercion, escaping, headers) against a hand-written template string with escaping and nothing else.
  * Run: npx tsx bench/envelope.ts
  */
@@ -8,6 +8,7 @@ import { DEFAULT_NAMESPACES, findOperation } from '../src/catalogue';
 import { escapeText } from '../src/soap/escape';
 import { buildRequest } from '../src/soap/request';
 import { formatDateTime } from '../src/soap/values';
+import { emit } from './lib';
 
 const N = Number(process.env.N ?? 100_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
@@ -83,4 +84,4 @@ console.log(
   `plain template     ${String(summary.plainTemplateMs).padStart(9)}   ${((median(b) * 1000) / N).toFixed(2)}`,
 );
 console.log(`ratio: ${summary.ratio}x`);
-console.log(JSON.stringify(summary));
+emit('envelope', summary);

@@ -1,0 +1,182 @@
+/**
+ * Benchmark 4, Node-RED flow: 20,000 messages through `smsgw-send-sms` in a real Node-RED runtime
+ * (node-red-node-test-helper) against the emulator (own process), vs our client alone on the same emulator.
+ *   client     GatewayClient.send.sendSms, 32 calls in flight (the config node's maxConnections is 32 too)
+ *   flow       32 messages in flight: each output lets the next message in
+ *   flow burst all 20,000 messages handed to the node at once (what memory does under a burst)
+ * Reports rates, the flow/client ratio, and peak RSS and heap above the idle level.
+ * Run: node --expose-gc -r tsx/cjs bench/nodered.ts   (MESSAGES=20000)
+ */
+import { performance } from 'node:perf_hooks';
+import type { Node, NodeMessage } from 'node-red';
+import { DEFAULT_NAMESPACES } from '../src/catalogue';
+import { GatewayClient } from '../src/client';
+import { helper } from '../test/nodes/helpers';
+import { startRuntime } from './flow';
+import { PASSWORD, USER, cpuMsSince, emit, printTable, round, startChild } from './lib';
+
+const MESSAGES = Number(process.env.MESSAGES ?? 20_000);
+const WINDOW = 32;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+interface Phase {
+  phase: string;
+  messages: number;
+  seconds: number;
+  rate: number;
+  cpuUsPerMsg: number;
+  peakRssMB: number;
+  peakHeapMB: number;
+  extraRssMB: number;
+  extraHeapMB: number;
+}
+
+async function phase(name: string, n: number, run: () => Promise<void>): Promise<Phase> {
+  gc?.();
+  const m0 = process.memoryUsage();
+  let rss = m0.rss;
+  let heap = m0.heapUsed;
+  const probe = setInterval(() => {
+    const m = process.memoryUsage();
+    rss = Math.max(rss, m.rss);
+    heap = Math.max(heap, m.heapUsed);
+  }, 10);
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await run();
+  const s = (performance.now() - t0) / 1000;
+  const cpu = cpuMsSince(c0);
+  clearInterval(probe);
+  const mb = (b: number): number => round(b / 1e6, 1);
+  return {
+    phase: name,
+    messages: n,
+    seconds: round(s),
+    rate: Math.round(n / s),
+    cpuUsPerMsg: Math.round((cpu * 1000) / n),
+    peakRssMB: mb(rss),
+    peakHeapMB: mb(heap),
+    extraRssMB: mb(rss - m0.rss),
+    extraHeapMB: mb(heap - m0.heapUsed),
+  };
+}
+
+const params = {
+  Caption: 'bench',
+  Sender: 'Bench',
+  Recipient: ['+4917012345678'],
+  SMSText: 'Benchmark message, nothing to see here.',
+  SmsTyp: 'Standard' as const,
+  SendDate: null,
+};
+
+async function main(): Promise<void> {
+  const emu = await startChild('emulator.ts', {
+    user: USER,
+    password: PASSWORD,
+    balance: 1e12,
+    duplicateWindowMs: 0,
+    requestLogSize: 1,
+  });
+  const phases: Phase[] = [];
+  try {
+    const client = new GatewayClient({
+      baseUrl: emu.url,
+      user: USER,
+      password: PASSWORD,
+      maxConnections: WINDOW,
+      gatewayNamespace: DEFAULT_NAMESPACES.gateway,
+    });
+    const clientRun = async (n: number): Promise<void> => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: WINDOW }, async () => {
+          while (next++ < n) await client.send.sendSms(params);
+        }),
+      );
+    };
+    await clientRun(2000); // warm-up (JIT, connections) for both sides
+    phases.push(await phase('client alone', MESSAGES, () => clientRun(MESSAGES)));
+    await client.close();
+
+    const rt = await startRuntime();
+    await rt.load(
+      emu.url,
+      [
+        {
+          id: 'send',
+          type: 'smsgw-send-sms',
+          gateway: 'cfg',
+          operation: 'SendSMS',
+          recipient: '+4917012345678',
+          recipientType: 'str',
+          text: 'payload',
+          textType: 'msg',
+          caption: 'topic',
+          captionType: 'msg',
+          smsType: 'Standard',
+          smsTypeType: 'smstype',
+          wires: [['out']],
+        },
+        { id: 'out', type: 'helper' },
+      ],
+      { maxConnections: WINDOW, gatewayNamespace: DEFAULT_NAMESPACES.gateway },
+    );
+    const sendNode = helper.getNode('send') as Node;
+    const out = helper.getNode('out') as Node;
+    // The helper spies on node.error: a failed send means a message never comes out.
+    const errors = (sendNode as unknown as { error: { callCount: number; args: unknown[][] } }).error;
+    const msg = (i: number): NodeMessage => ({
+      payload: 'Benchmark message, nothing to see here.',
+      topic: `bench ${i}`,
+    });
+    const flowRun = (n: number, window: number): Promise<void> =>
+      new Promise<void>((resolve, reject) => {
+        const check = setInterval(() => {
+          if (errors.callCount === 0) return;
+          clearInterval(check);
+          reject(new Error(`flow error: ${String(errors.args[0]?.[0])}`));
+        }, 200);
+        let sent = 0;
+        let received = 0;
+        const onOut = (): void => {
+          if (++received === n) {
+            out.removeListener('input', onOut);
+            clearInterval(check);
+            resolve();
+          } else if (sent < n) sendNode.receive(msg(sent++));
+        };
+        out.on('input', onOut);
+        while (sent < Math.min(window, n)) sendNode.receive(msg(sent++));
+      });
+    await flowRun(2000, WINDOW); // warm-up
+    phases.push(await phase('flow (32 in flight)', MESSAGES, () => flowRun(MESSAGES, WINDOW)));
+    phases.push(await phase('flow burst (all at once)', MESSAGES, () => flowRun(MESSAGES, MESSAGES)));
+    await rt.stop();
+  } finally {
+    await emu.stop();
+  }
+  const [c, f] = phases as [Phase, Phase, Phase];
+  const ratios = {
+    flowVsClient: round(f.rate / c.rate),
+    flowCpuVsClientCpu: round(f.cpuUsPerMsg / c.cpuUsPerMsg),
+  };
+  printTable(
+    `Node-RED smsgw-send-sms vs client alone, ${MESSAGES} messages, emulator in its own process`,
+    phases.map((p) => ({ ...p })),
+  );
+  console.log(`ratios ${JSON.stringify(ratios)}  (target flowVsClient >= 0.7)`);
+  emit('nodered', {
+    messages: MESSAGES,
+    window: WINDOW,
+    phases,
+    ratios,
+    targets: { 'flow >= 0.7x client': ratios.flowVsClient >= 0.7 },
+  });
+  process.exit(0);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,326 @@
+/** Renders bench/results.json as docs/performance.md (tables generated; the analysis is written by hand). */
+
+export interface Results {
+  date: string;
+  machine: {
+    os: string;
+    cpu: string;
+    cores: number;
+    memoryGB: number;
+    loadBefore: number[];
+    loadAfter: number[];
+  };
+  versions: Record<string, string>;
+  benchmarks: Record<string, unknown>;
+  seconds: number;
+}
+
+type Row = Record<string, unknown>;
+
+function table(rows: readonly Row[]): string {
+  if (rows.length === 0) return '';
+  const cols = Object.keys(rows[0]!);
+  const cell = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
+  return [
+    `| ${cols.join(' | ')} |`,
+    `| ${cols.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`,
+    ...rows.map((r) => `| ${cols.map((c) => cell(r[c])).join(' | ')} |`),
+  ].join('\n');
+}
+
+interface Target {
+  benchmark: string;
+  figure: string;
+  measured: string | number;
+  target: string;
+  met: string;
+}
+
+const yes = (ok: boolean | undefined): string => (ok === undefined ? 'n/a' : ok ? 'yes' : '**no**');
+
+/** What the benchmarks emit (bench/*.ts `emit`), as far as the report reads it. */
+interface Benchmarks {
+  client: {
+    concurrency: number;
+    rounds: number;
+    seconds: number;
+    ratios: Record<string, number>;
+    targets: { target: string; rows: Row[] }[];
+  };
+  decode: {
+    chunkBytes: number;
+    cases: {
+      case: string;
+      records: number;
+      bytes: number;
+      rows: Row[];
+      ratios: Record<string, number> & { peakHeapPerBodyByte: number | null };
+    }[];
+  };
+  envelope: {
+    envelopes: number;
+    recipients: number;
+    rounds: number;
+    oursMs: number;
+    plainTemplateMs: number;
+    ratio: number;
+    usPerEnvelope: number;
+  };
+  nodered: { phases: Row[]; ratios: { flowVsClient: number; flowCpuVsClientCpu: number } };
+  emulator: { rows: Row[]; ratios: { emulatorVsBare: number } };
+  polling: {
+    rows: Row[];
+    intervalS: number;
+    seconds: number;
+    requestsPerTriggerPerInterval: number;
+    cpuMsPerPoll: number;
+    cpuShareOfOneCore: number;
+    scaledTo10sFor10min: { polls: number; cpuMs: number };
+  };
+  footprint: {
+    require: { what: string; 'median ms': number }[];
+    size: Row[];
+    memory: Row[];
+    extraMemory: { rssMB: number; heapMB: number };
+  };
+}
+
+function summary(b: Partial<Benchmarks>): Target[] {
+  const out: Target[] = [];
+  const c = b.client;
+  if (c) {
+    const r = c.ratios;
+    for (const t of ['stub', 'emulator']) {
+      if (r[`${t}.oursVsRaw`] === undefined) continue;
+      out.push({
+        benchmark: `1 client (${t})`,
+        figure: 'ours SOAP 1.1 / raw undici, calls/s',
+        measured: r[`${t}.oursVsRaw`]!,
+        target: '>= 0.75',
+        met: yes(r[`${t}.oursVsRaw`]! >= 0.75),
+      });
+      out.push({
+        benchmark: `1 client (${t})`,
+        figure: 'ours / soap package, calls/s',
+        measured: r[`${t}.oursVsSoap`]!,
+        target: '>= 5',
+        met: yes(r[`${t}.oursVsSoap`]! >= 5),
+      });
+      out.push({
+        benchmark: `1 client (${t})`,
+        figure: 'ours / strong-soap, calls/s',
+        measured: r[`${t}.oursVsStrongSoap`]!,
+        target: '(>= 5)',
+        met: yes(r[`${t}.oursVsStrongSoap`]! >= 5),
+      });
+      out.push({
+        benchmark: `1 client (${t})`,
+        figure: 'soap package / ours, client CPU per call',
+        measured: r[`${t}.soapCpuVsOurs`]!,
+        target: '(>= 5)',
+        met: yes(r[`${t}.soapCpuVsOurs`]! >= 5),
+      });
+    }
+  }
+  for (const k of b.decode?.cases ?? []) {
+    const r = k.ratios;
+    const name = `2 decode ${k.case.split(' ')[0]}`;
+    out.push({
+      benchmark: name,
+      figure: 'soap / ours, CPU',
+      measured: r.speedupVsSoapCpu!,
+      target: '>= 5',
+      met: yes(r.speedupVsSoapCpu! >= 5),
+    });
+    out.push({
+      benchmark: name,
+      figure: 'ours / bare saxes, CPU',
+      measured: r.ratioToBareSaxesCpu!,
+      target: '<= 2',
+      met: yes(r.ratioToBareSaxesCpu! <= 2),
+    });
+    out.push({
+      benchmark: name,
+      figure: 'longest event-loop block, CPU ms',
+      measured: r.maxBlockCpuMs!,
+      target: '<= 20',
+      met: yes(r.maxBlockCpuMs! <= 20),
+    });
+    out.push({
+      benchmark: name,
+      figure: 'peak live heap / body size',
+      measured: r.peakHeapPerBodyByte ?? 'n/a',
+      target: '<= 4',
+      met: yes(r.peakHeapPerBodyByte === null ? undefined : r.peakHeapPerBodyByte <= 4),
+    });
+  }
+  if (b.envelope)
+    out.push({
+      benchmark: '3 envelope',
+      figure: 'ours / plain template',
+      measured: b.envelope.ratio,
+      target: '<= 2',
+      met: yes(b.envelope.ratio <= 2),
+    });
+  if (b.nodered)
+    out.push({
+      benchmark: '4 Node-RED',
+      figure: 'flow / client alone, msgs/s',
+      measured: b.nodered.ratios.flowVsClient,
+      target: '>= 0.7',
+      met: yes(b.nodered.ratios.flowVsClient >= 0.7),
+    });
+  if (b.emulator)
+    out.push({
+      benchmark: '5 emulator',
+      figure: 'emulator / bare node:http, req/s',
+      measured: b.emulator.ratios.emulatorVsBare,
+      target: '>= 0.4',
+      met: yes(b.emulator.ratios.emulatorVsBare >= 0.4),
+    });
+  if (b.polling)
+    out.push({
+      benchmark: '6 polling',
+      figure: 'requests per trigger per interval',
+      measured: b.polling.requestsPerTriggerPerInterval,
+      target: '<= 1',
+      met: yes(b.polling.requestsPerTriggerPerInterval <= 1.0001),
+    });
+  if (b.footprint)
+    out.push({
+      benchmark: '7 footprint',
+      figure: 'require of the 11 node modules, ms',
+      measured: b.footprint.require[0]!['median ms'],
+      target: '<= 150',
+      met: yes(b.footprint.require[0]!['median ms'] <= 150),
+    });
+  return out;
+}
+
+export function renderMarkdown(res: Results): string {
+  const b = res.benchmarks as Partial<Benchmarks>;
+  const s: string[] = [];
+  s.push('# Performance', '');
+  s.push(
+    'Generated by `npm run bench` (bench/run.ts; figures also in bench/results.json). Every figure is set against a',
+    'baseline measured in the same run, because the machine is shared and noisy: read the ratios, not the absolute',
+    'numbers. Rates are medians of interleaved rounds; CPU figures come from `process.cpuUsage()`.',
+    '',
+  );
+  const m = res.machine;
+  s.push(
+    `Run ${res.date} in ${res.seconds} s on ${m.os}, ${m.cores} × ${m.cpu}, ${m.memoryGB} GB; load average before ${m.loadBefore.join(' / ')}, after ${m.loadAfter.join(' / ')}.`,
+    '',
+  );
+  s.push(
+    `Versions: ${Object.entries(res.versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
+    '',
+  );
+  s.push('## Targets', '', table(summary(b) as unknown as Row[]), '');
+  if (b.client) {
+    s.push('## 1. Client throughput', '');
+    s.push(
+      `SendSMS, ${b.client.concurrency} calls in flight, median of ${b.client.rounds} rounds of ${b.client.seconds} s. "stub" is a fixed-response server in its own process (answers the emulator's bytes, parses nothing): it shows the client's own cost. "emulator" is the full round trip; its "server busy" column says how close the server was to one full core.`,
+      '',
+    );
+    for (const t of b.client.targets) {
+      s.push(`### Against the ${t.target}`, '');
+      s.push(
+        table(
+          t.rows.map((r) => ({
+            variant: r.variant,
+            'calls/s': r.rate,
+            'x raw': r.vsRaw,
+            'client CPU µs/call': r.clientCpuUs,
+            'x ours CPU': r.cpuVsOurs,
+            'server CPU µs/call': r.serverCpuUs,
+            'server busy': r.serverBusy,
+          })),
+        ),
+        '',
+      );
+    }
+  }
+  if (b.decode) {
+    s.push('## 2. Decoding', '');
+    for (const k of b.decode.cases) {
+      s.push(
+        `### ${k.case}: ${k.records} records, ${(k.bytes / 1e6).toFixed(2)} MB in ${b.decode.chunkBytes / 1024} KiB chunks`,
+        '',
+      );
+      s.push(table(k.rows), '');
+    }
+  }
+  if (b.envelope) {
+    const e = b.envelope;
+    s.push('## 3. Envelope building', '');
+    s.push(
+      table([
+        { builder: 'buildRequest (ours)', 'median ms': e.oursMs, 'µs/envelope': e.usPerEnvelope },
+        {
+          builder: 'plain template + escaping',
+          'median ms': e.plainTemplateMs,
+          'µs/envelope': Math.round((e.plainTemplateMs * 1000 * 100) / e.envelopes) / 100,
+        },
+      ]),
+      '',
+    );
+    s.push(
+      `${e.envelopes} SendSMS envelopes with ${e.recipients} recipients, median of ${e.rounds} rounds: ratio ${e.ratio}.`,
+      '',
+    );
+  }
+  if (b.nodered) {
+    s.push('## 4. Node-RED flow', '');
+    s.push(table(b.nodered.phases), '');
+    s.push(
+      `Flow / client: ${b.nodered.ratios.flowVsClient} (msgs/s), CPU per message ${b.nodered.ratios.flowCpuVsClientCpu}x the client's.`,
+      '',
+    );
+  }
+  if (b.emulator) {
+    s.push('## 5. Emulator', '', table(b.emulator.rows), '');
+  }
+  if (b.polling) {
+    const p = b.polling;
+    s.push('## 6. Polling cost', '', table(p.rows), '');
+    s.push(
+      `Interval ${p.intervalS} s for ${p.seconds} s: ${p.requestsPerTriggerPerInterval} requests per trigger per interval, ${p.cpuMsPerPoll} ms CPU per poll, ${(p.cpuShareOfOneCore * 100).toFixed(2)} % of one core. Scaled to 3 triggers every 10 s for 10 minutes (${p.scaledTo10sFor10min.polls} polls): about ${p.scaledTo10sFor10min.cpuMs} ms of CPU.`,
+      '',
+    );
+  }
+  if (b.footprint) {
+    const f = b.footprint;
+    s.push('## 7. Footprint', '', table(f.require), '', table(f.size), '', table(f.memory), '');
+    s.push(
+      `Our idle flow adds ${f.extraMemory.rssMB} MB RSS and ${f.extraMemory.heapMB} MB heap to the runtime.`,
+      '',
+    );
+  }
+  s.push(ANALYSIS);
+  return s.join('\n');
+}
+
+const ANALYSIS = `## Analysis (profiles)
+
+Written by hand from \`--cpu-prof\` profiles of this benchmark setup; the tables above are regenerated each run.
+
+- **Client vs raw undici (stub)**: the raw variant only moves bytes. Our SOAP 1.1 call adds building and
+  validating the envelope and decoding the answer with saxes, the package's one XML parser. A bare saxes parse
+  of a ~0.5 KB SendSMS response costs tens of µs on this machine, more than the raw variant's whole client
+  CPU per call, so ">= 0.75x raw" is out of reach for any variant that parses the answer with saxes (the
+  issue's own baseline: undici plus fast-xml-parser reached 0.5–0.6x). Against the emulator every variant is
+  capped by the server (see "server busy").
+- **Decoding vs soap**: our decoder is within a few tens of percent of the bare saxes tokenizer on the 2.2 MB
+  DLR list, so the remaining gap to "5x soap" is the tokenizer's own speed: the \`soap\` package (sax) is only
+  about 3x slower than bare saxes on this document. GetJobs1 is one string: node-soap returns it unsplit; the
+  "soap+records" row adds the same record parser ours uses.
+- **Emulator vs bare node:http**: the emulator parses every request into a namespace-resolved tree with saxes
+  (line/column kept for .NET-style fault texts), validates it against the catalogue, runs the business state
+  and keeps a masked request log. The saxes parse of one SendSMS request alone costs more CPU than the bare
+  server's whole request, so 0.4x is not reachable without a second XML parser, which the team rules exclude.
+- **Burst memory in Node-RED**: every message waiting for a connection holds its msg clone, the node's pending
+  handler and the client's queued request; see the "flow burst" row.
+`;

@@ -1,0 +1,12 @@
+/** The emulator in its own process, for the benchmarks. Config: EmulatorOptions as JSON in argv[2]. */
+import { startEmulator, type EmulatorOptions } from '../../src/emulator';
+import { announce, config } from './serve';
+
+void startEmulator(config<EmulatorOptions>()).then((emu) => {
+  const byPath = new Map<string, number>();
+  emu.server.on('request', (req: { url?: string }) => {
+    const path = (req.url ?? '').split('?')[0]!;
+    byPath.set(path, (byPath.get(path) ?? 0) + 1);
+  });
+  announce(emu.url, (m) => (m.cmd === 'requests' ? Object.fromEntries(byPath) : undefined));
+});
