@@ -7,7 +7,7 @@
  *   SMSGW_E2E_OUT      where logs, the user directory and screenshots go (default: test/e2e/out/<label>)
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { startEmulatorProcess, type RunningEmulator } from '../../scripts/lib/emulator';
 import { deployFlows, startNodeRed, type RunningNodeRed } from '../../scripts/lib/nodered';
 import { ensureBuilt, installInto, packPackage, PKG, ROOT } from '../../scripts/lib/package';
@@ -32,9 +32,10 @@ export const NODE_TYPES = [
 export const CONFIG_TYPE = 'smsgw-config';
 export const PALETTE_TYPES = NODE_TYPES.filter((t) => t !== CONFIG_TYPE);
 
-export const nodeBin = process.env.SMSGW_NODE_BIN || process.execPath;
-export const nodeRedDir =
-  process.env.SMSGW_NODERED_DIR || dirname(require.resolve('node-red/package.json', { paths: [ROOT] }));
+export const nodeBin = process.env.SMSGW_NODE_BIN ? resolve(process.env.SMSGW_NODE_BIN) : process.execPath;
+export const nodeRedDir = process.env.SMSGW_NODERED_DIR
+  ? resolve(process.env.SMSGW_NODERED_DIR)
+  : dirname(require.resolve('node-red/package.json', { paths: [ROOT] }));
 export const nodeRedVersion = (
   JSON.parse(readFileSync(join(nodeRedDir, 'package.json'), 'utf8')) as { version: string }
 ).version;
