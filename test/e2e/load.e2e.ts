@@ -37,6 +37,14 @@ describe(`load and deploy: Node-RED ${nodeRedVersion} on node ${nodeVersion}`, f
     );
   });
 
+  it('runs Node-RED with NODE_OPTIONS unset (no loader of ours helps it load the package)', function () {
+    const environ = readFileSync(`/proc/${stack.nodeRed.proc.child.pid}/environ`, 'utf8').split('\0');
+    assert.deepEqual(
+      environ.filter((e) => e.startsWith('NODE_OPTIONS=')),
+      [],
+    );
+  });
+
   it('loads every node set of the package enabled and without error', async function () {
     const sets = await getNodeSets(stack.nodeRed.url, MODULE);
     assert.ok(sets.length > 0, `GET /nodes lists no set of ${MODULE}`);
