@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   if (!installed)
     log(`${PKG.name}@${PKG.version} unchanged since the last start (tarball ${packed.shasum.slice(0, 8)})`);
 
-  const emulator = await startEmulatorProcess(emulatorPort, { echo: false });
+  const emulator = await startEmulatorProcess(emulatorPort, { logFile: join(userDir, 'emulator.log') });
   const flowFile = join(userDir, 'flows.json');
   if (values.reset)
     for (const f of ['flows.json', 'flows_cred.json']) rmSync(join(userDir, f), { force: true });
@@ -68,12 +68,12 @@ async function main(): Promise<void> {
   });
 
   let stopping = false;
-  const stop = async (): Promise<void> => {
+  const stop = async (exitCode = 0): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log('stopping Node-RED and the emulator');
     await Promise.all([nodeRed.proc.stop(), emulator.proc.stop()]);
-    process.exit(0);
+    process.exit(exitCode);
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     p.child.once('exit', (code) => {
       if (stopping) return;
       console.error(`[sandbox] a child exited unexpectedly (${code}); stopping`);
-      void stop().then(() => process.exit(1));
+      void stop(1);
     });
   }
 
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   console.log(`
   Node-RED editor:  ${nodeRed.url}/
   Gateway emulator: ${emulator.url}/   (its console; account demo / demo-password)
-  Node-RED log:     .sandbox/node-red.log
+  Logs:             .sandbox/node-red.log, .sandbox/emulator.log
 
   Press Ctrl-C to stop both.
 `);
