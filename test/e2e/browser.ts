@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,9 +26,22 @@ export interface Browser {
   close(): Promise<void>;
 }
 
+/** Debian's Chromium, installed with apt-get when we may (root); otherwise say how. */
+function installChromium(): void {
+  if (CHROMIUM !== '/usr/bin/chromium' || process.getuid?.() !== 0) {
+    throw new Error(`${CHROMIUM} is missing: sudo apt-get install -y chromium`);
+  }
+  console.log('    (installing Debian chromium with apt-get: about a minute)');
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], {
+    stdio: 'ignore',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}
+
 /** Headless Debian Chromium with a fresh profile; every request not to 127.0.0.1 is aborted and recorded. */
 export async function openBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  if (!existsSync(CHROMIUM)) installChromium();
   const profile = mkdtempSync(join(tmpdir(), 'smsgw-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
