@@ -26,11 +26,9 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Debian's Chromium, installed with apt-get when we may (root); otherwise say how. */
-function installChromium(): void {
-  if (CHROMIUM !== '/usr/bin/chromium' || process.getuid?.() !== 0) {
-    throw new Error(`${CHROMIUM} is missing: sudo apt-get install -y chromium`);
-  }
+/** Installs Debian's Chromium with apt-get when it is missing and we may (root); openBrowser reports the rest. */
+export function ensureChromium(): void {
+  if (existsSync(CHROMIUM) || CHROMIUM !== '/usr/bin/chromium' || process.getuid?.() !== 0) return;
   console.log('    (installing Debian chromium with apt-get: about a minute)');
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
   execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], {
@@ -41,7 +39,8 @@ function installChromium(): void {
 
 /** Headless Debian Chromium with a fresh profile; every request not to 127.0.0.1 is aborted and recorded. */
 export async function openBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) installChromium();
+  ensureChromium();
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: sudo apt-get install -y chromium`);
   const profile = mkdtempSync(join(tmpdir(), 'smsgw-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
