@@ -223,8 +223,10 @@ async function runTarget(target: string, server: ChildServer, wsdlBase: string):
     const runs = new Map<string, Measured[]>(variants.map(([n]) => [n, []]));
     for (const [, op] of variants) await measureRate(op, { seconds: 0.7, concurrency: CONCURRENCY }); // JIT warm-up
     for (let r = 0; r < ROUNDS; r++) {
-      // Interleaved rounds: load from other processes on the shared machine hits every variant alike.
-      for (const [name, op] of variants) {
+      // Interleaved rounds, each starting one variant later: load from other processes on the shared machine
+      // hits every variant alike, and no variant always pays for the garbage its predecessor left.
+      for (let i = 0; i < variants.length; i++) {
+        const [name, op] = variants[(i + r) % variants.length]!;
         runs.get(name)!.push(await measureRate(op, { seconds: SECONDS, concurrency: CONCURRENCY, server }));
       }
     }

@@ -318,7 +318,8 @@ async function runCase(kind: 'dlr' | 'jobs'): Promise<CaseResult> {
       'median ms': round(median(rs.map((r) => r.ms))),
       'median CPU ms': round(median(rs.map((r) => r.cpuMs))),
       'max block ms (median)': round(median(rs.map((r) => r.maxBlockMs))),
-      'max block CPU ms (worst)': round(Math.max(...rs.map((r) => r.maxBlockCpuMs))),
+      'max block CPU ms': round(median(rs.map((r) => r.maxBlockCpuMs))),
+      'max block CPU ms (worst run)': round(Math.max(...rs.map((r) => r.maxBlockCpuMs))),
       'peak heap MB': heap[name] === null ? null : round(heap[name]! / 1e6),
       'heap / body': heap[name] === null ? null : round(heap[name]! / buf.length),
     };
@@ -332,7 +333,8 @@ async function runCase(kind: 'dlr' | 'jobs'): Promise<CaseResult> {
     speedupVsSoapBestWall: round(n(p, 'best ms') / n(o, 'best ms')),
     ratioToBareSaxesCpu: round(n(o, 'median CPU ms') / n(s, 'median CPU ms')),
     ratioToBareSaxesBestWall: round(n(o, 'best ms') / n(s, 'best ms')),
-    maxBlockCpuMs: n(o, 'max block CPU ms (worst)'),
+    // Median over the rounds of each run's longest block: one GC pause in one run is not the decoder's block.
+    maxBlockCpuMs: n(o, 'max block CPU ms'),
     peakHeapPerBodyByte: o['heap / body'] as number,
   };
   return {

@@ -1,18 +1,17 @@
 /**
- * Benchmark 4, Node-RED flow: 20,000 messages through `smsgw-send-sms` in a real Node-RED runtime
- * (node-red-node-test-helper) against the emulator (own process), vs our client alone on the same emulator.
+ * Benchmark 4, Node-RED flow: 20,000 messages through `smsgw-send-sms` in a real, embedded Node-RED runtime
+ * (bench/embedded.ts) against the emulator (own process), vs our client alone on the same emulator.
  *   client     GatewayClient.send.sendSms, 32 calls in flight (the config node's maxConnections is 32 too)
  *   flow       32 messages in flight: each output lets the next message in
  *   flow burst all 20,000 messages handed to the node at once (what memory does under a burst)
  * Reports rates, the flow/client ratio, and peak RSS and heap above the idle level.
- * Run: node --expose-gc -r tsx/cjs bench/nodered.ts   (MESSAGES=20000)
+ * Needs dist/ (npm run build). Run: node --expose-gc -r tsx/cjs bench/nodered.ts   (MESSAGES=20000)
  */
 import { performance } from 'node:perf_hooks';
-import type { Node, NodeMessage } from 'node-red';
+import type { NodeMessage } from 'node-red';
 import { DEFAULT_NAMESPACES } from '../src/catalogue';
 import { GatewayClient } from '../src/client';
-import { helper } from '../test/nodes/helpers';
-import { startRuntime } from './flow';
+import { startRuntime } from './embedded';
 import { PASSWORD, USER, cpuMsSince, emit, printTable, round, startChild } from './lib';
 
 const MESSAGES = Number(process.env.MESSAGES ?? 20_000);
@@ -100,7 +99,7 @@ async function main(): Promise<void> {
     await client.close();
 
     const rt = await startRuntime();
-    await rt.load(
+    await rt.deploy(
       emu.url,
       [
         {
@@ -118,27 +117,30 @@ async function main(): Promise<void> {
           smsTypeType: 'smstype',
           wires: [['out']],
         },
-        { id: 'out', type: 'helper' },
+        { id: 'out', type: 'junction' },
       ],
       { maxConnections: WINDOW, gatewayNamespace: DEFAULT_NAMESPACES.gateway },
     );
-    const sendNode = helper.getNode('send') as Node;
-    const out = helper.getNode('out') as Node;
-    // The helper spies on node.error: a failed send means a message never comes out.
-    const errors = (sendNode as unknown as { error: { callCount: number; args: unknown[][] } }).error;
+    const sendNode = rt.node('send');
+    const out = rt.node('out');
     const msg = (i: number): NodeMessage => ({
       payload: 'Benchmark message, nothing to see here.',
       topic: `bench ${i}`,
     });
     const flowRun = (n: number, window: number): Promise<void> =>
       new Promise<void>((resolve, reject) => {
-        const check = setInterval(() => {
-          if (errors.callCount === 0) return;
-          clearInterval(check);
-          reject(new Error(`flow error: ${String(errors.args[0]?.[0])}`));
-        }, 200);
         let sent = 0;
         let received = 0;
+        // A failed send emits nothing (the node logs the error): a stall means the run failed.
+        let seen = -1;
+        const check = setInterval(() => {
+          if (received !== seen) {
+            seen = received;
+            return;
+          }
+          clearInterval(check);
+          reject(new Error(`flow stalled after ${received} of ${n} messages (see the logged errors)`));
+        }, 10_000);
         const onOut = (): void => {
           if (++received === n) {
             out.removeListener('input', onOut);

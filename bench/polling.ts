@@ -6,7 +6,7 @@
  * trigger). The full version: POLL_INTERVAL=10 POLL_SECONDS=600 npx tsx bench/polling.ts
  */
 import { emit, PASSWORD, printTable, round, sleep, startChild, USER, cpuMsSince } from './lib';
-import { pollers, startRuntime } from './flow';
+import { pollers, startRuntime } from './embedded';
 
 const INTERVAL = Number(process.env.POLL_INTERVAL ?? 1);
 const SECONDS = Number(process.env.POLL_SECONDS ?? 15);
@@ -22,14 +22,14 @@ async function main(): Promise<void> {
       ['config node only (baseline)', []],
       ['3 polling triggers', pollers(INTERVAL)],
     ] as const) {
-      await rt.load(emu.url, [...nodes]);
-      await sleep(500); // the first poll right after deploy
+      await rt.deploy(emu.url, [...nodes]);
+      await sleep(2000); // start-up work and the first poll right after deploy settle
+      (globalThis as { gc?: () => void }).gc?.();
       const r0 = await total();
       const c0 = process.cpuUsage();
       await sleep(SECONDS * 1000);
       const cpu = cpuMsSince(c0);
       const requests = (await total()) - r0;
-      await rt.unload();
       rows.push({ flow: name, seconds: SECONDS, 'CPU ms': round(cpu, 1), requests });
     }
   } finally {

@@ -1,11 +1,11 @@
-/** Prints the memory of a Node-RED runtime with an empty tab or with every node type deployed (idle). */
+/** Prints the memory of an embedded Node-RED runtime with an empty tab or with every node type deployed (idle). */
 import { startChild, sleep, USER, PASSWORD } from '../lib';
-import { everyNodeType, startRuntime } from '../flow';
+import { everyNodeType, startRuntime } from '../embedded';
 
 async function main(): Promise<void> {
   const emu = await startChild('emulator.ts', { user: USER, password: PASSWORD, console: false });
   const rt = await startRuntime();
-  await rt.load(emu.url, process.argv[2] === 'every' ? everyNodeType(60) : []);
+  await rt.deploy(emu.url, process.argv[2] === 'every' ? everyNodeType(60) : []);
   await sleep(1500); // first polls after deploy settle
   const gc = (globalThis as { gc?: () => void }).gc!;
   gc();

@@ -1,9 +1,15 @@
-/** A Node-RED runtime (node-red-node-test-helper) with our nodes, for benchmarks 6 and 7. */
-import { mkdtempSync, rmSync } from 'node:fs';
+/**
+ * A real, embedded Node-RED runtime (no test helper: its sinon spies keep every msg and status alive, which
+ * would make memory and CPU figures about the helper), loading our package's nodes from nodes/ (→ dist/).
+ * One per process: Node-RED is a singleton.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ALL_NODES, helper } from '../test/nodes/helpers';
-import { PASSWORD, USER } from './lib';
+import type { Node } from 'node-red';
+import * as nodeRed from 'node-red';
+import { PASSWORD, ROOT, USER, sleep } from './lib';
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };
 
@@ -88,31 +94,73 @@ export function pollers(intervalS: number): FlowNode[] {
   ];
 }
 
+interface Embedded {
+  init(server: ReturnType<typeof createServer>, settings: Record<string, unknown>): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  nodes: { getNode(id: string): Node | null };
+  runtime: {
+    flows: {
+      setFlows(opts: { flows: { flows: FlowNode[] }; deploymentType: string }): Promise<unknown>;
+    };
+  };
+}
+
 export interface Runtime {
-  load(url: string, nodes: FlowNode[], config?: Record<string, unknown>): Promise<void>;
-  unload(): Promise<void>;
+  /** Deploys a tab with the config node (credentials set) and `nodes` (a full deploy: replaces the last). */
+  deploy(url: string, nodes: FlowNode[], config?: Record<string, unknown>): Promise<void>;
+  node(id: string): Node;
   stop(): Promise<void>;
 }
 
 export async function startRuntime(): Promise<Runtime> {
-  const userDir = mkdtempSync(join(tmpdir(), 'smsgw-bench-'));
-  helper.settings({ userDir } as Record<string, unknown>);
-  await new Promise<void>((resolve) => helper.startServer(() => resolve()));
+  const RED = nodeRed as unknown as Embedded;
+  const userDir = mkdtempSync(join(tmpdir(), 'smsgw-bench-red-'));
+  // The config node's credentials come from the (unencrypted) credentials file; later deploys keep them.
+  writeFileSync(
+    join(userDir, 'flows.json'),
+    JSON.stringify([{ id: 'cfg', type: 'smsgw-config', baseUrl: 'http://127.0.0.1:1' }]),
+  );
+  writeFileSync(
+    join(userDir, 'flows_cred.json'),
+    JSON.stringify({ cfg: { user: USER, password: PASSWORD } }),
+  );
+  RED.init(createServer(), {
+    userDir,
+    nodesDir: [join(ROOT, 'nodes')],
+    httpAdminRoot: false,
+    httpNodeRoot: false,
+    disableEditor: true,
+    credentialSecret: false,
+    flowFile: 'flows.json',
+    logging: { console: { level: 'error', metrics: false, audit: false } },
+    externalModules: { autoInstall: false },
+  });
+  await RED.start();
   return {
-    async load(url, nodes, config = {}) {
-      const flow: FlowNode[] = [
+    async deploy(url, nodes, config = {}) {
+      const flows: FlowNode[] = [
         { id: 'tab', type: 'tab', label: 'bench' },
-        { id: 'cfg', type: 'smsgw-config', baseUrl: url, service: 'gateway', transport: 'soap11', ...config },
+        {
+          id: 'cfg',
+          type: 'smsgw-config',
+          baseUrl: url,
+          service: 'gateway',
+          transport: 'soap11',
+          ...config,
+        },
         ...nodes.map((n) => ({ z: 'tab', wires: [], ...n })),
       ];
-      await (helper.load(ALL_NODES, flow, {
-        cfg: { user: USER, password: PASSWORD },
-      }) as unknown as Promise<void>);
+      await RED.runtime.flows.setFlows({ flows: { flows }, deploymentType: 'full' });
+      for (let i = 0; i < 200 && nodes.some((n) => !RED.nodes.getNode(n.id)); i++) await sleep(10);
     },
-    unload: () => helper.unload() as unknown as Promise<void>,
+    node(id) {
+      const n = RED.nodes.getNode(id);
+      if (!n) throw new Error(`node ${id} is not running`);
+      return n;
+    },
     async stop() {
-      await (helper.unload() as unknown as Promise<void>);
-      await new Promise<void>((resolve) => helper.stopServer(() => resolve()));
+      await RED.stop();
       rmSync(userDir, { recursive: true, force: true });
     },
   };
