@@ -158,6 +158,7 @@ export class GatewayClient {
   private readonly safe: ResolvedSafeRetryOptions | undefined;
   private readonly referenceOptions: ResolvedReferenceOptions | undefined;
   private readonly legacySeparator: string;
+  private readonly ownsFlow: boolean;
   private closed = false;
   private readonly lifetime = new AbortController();
 
@@ -196,6 +197,7 @@ export class GatewayClient {
     this.referenceOptions =
       reference === false ? undefined : resolveReferenceOptions(reference === true ? undefined : reference);
     this.legacySeparator = options.legacySeparator || '\n';
+    this.ownsFlow = options.flowControl !== undefined && !(options.flowControl instanceof FlowControl);
     this.flow =
       options.flowControl instanceof FlowControl
         ? options.flowControl
@@ -252,6 +254,7 @@ export class GatewayClient {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.ownsFlow) this.flow?.close();
     this.lifetime.abort(new GatewayError('CONFIG', 'client is closed', { ambiguous: false }));
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
