@@ -17,8 +17,9 @@ export interface SafeRetryOptions {
   /** Upper bound of one backoff delay in ms (default 5000). */
   maxBackoffMs?: number;
   /**
-   * Wait in ms after an ambiguous failure before looking the reference up (default 500): a gateway still
-   * working on the first request gets the time to commit it, so the lookup sees it.
+   * Wait in ms after an ambiguous failure before looking the reference up (default 2000): a gateway still
+   * working on the request gets the time to commit it, so the lookup sees it. It must outlast the gateway's
+   * processing time of a send, since a request may reach it just before the client gives up.
    */
   settleMs?: number;
   /** Tries of one lookup before the send is given up as ambiguous (default 4). */
@@ -76,7 +77,7 @@ export function resolveSafeRetryOptions(o: SafeRetryOptions | undefined): Resolv
     maxAttempts: intOption('maxAttempts', o?.maxAttempts, 4, 1),
     backoffMs: intOption('backoffMs', o?.backoffMs, 200, 0),
     maxBackoffMs: intOption('maxBackoffMs', o?.maxBackoffMs, 5000, 0),
-    settleMs: intOption('settleMs', o?.settleMs, 500, 0),
+    settleMs: intOption('settleMs', o?.settleMs, 2000, 0),
     lookupAttempts: intOption('lookupAttempts', o?.lookupAttempts, 4, 1),
   };
 }

@@ -2,7 +2,18 @@ import assert from 'node:assert/strict';
 import { GatewayClient } from '../../src/client';
 import type { RunningEmulator } from '../../src/emulator';
 import { GatewayError } from '../../src/errors';
-import { FULL, PASSWORD, injectRandomFaults, jobsPerMessage, pool, quietEmulator, report } from './helpers';
+import { startEmulator } from '../../src/emulator';
+import {
+  FULL,
+  PASSWORD,
+  injectRandomFaults,
+  jobsPerMessage,
+  pool,
+  quietEmulator,
+  report,
+  seeded,
+} from './helpers';
+import { SlowGateway } from './slow-gateway';
 
 // Every send resolves with exactly one job although a fifth of all requests (sends and lookups) fail in one
 // of five ways. The emulator's own duplicate detection is off: only the client's lookups prevent duplicates.
@@ -16,8 +27,7 @@ describe(`reliability: ${N} sends, 20% of requests faulted (lost 0, duplicates 0
   let emu: RunningEmulator;
   let client: GatewayClient;
 
-  beforeEach(async () => {
-    emu = await quietEmulator({ duplicateWindowMs: 0 });
+  const connect = (settleMs = 100): void => {
     client = new GatewayClient({
       baseUrl: emu.url,
       user: 'demo',
@@ -25,8 +35,13 @@ describe(`reliability: ${N} sends, 20% of requests faulted (lost 0, duplicates 0
       timeoutMs: TIMEOUT_MS,
       reference: true,
       retryDelayMs: 5,
-      safeRetries: { maxAttempts: 8, backoffMs: 10, maxBackoffMs: 200, settleMs: 100, lookupAttempts: 8 },
+      safeRetries: { maxAttempts: 8, backoffMs: 10, maxBackoffMs: 200, settleMs, lookupAttempts: 8 },
     });
+  };
+  beforeEach(async function () {
+    if (this.currentTest?.title.includes('commits late')) return;
+    emu = await quietEmulator({ duplicateWindowMs: 0 });
+    connect();
   });
   afterEach(async () => {
     await client.close();
@@ -48,6 +63,7 @@ describe(`reliability: ${N} sends, 20% of requests faulted (lost 0, duplicates 0
       (o, i) => o.status === 'fulfilled' && !jobIds.get(o.value)?.startsWith(`m${i} #`),
     ).length;
     report(label, {
+      lateCommits: emu.state instanceof SlowGateway ? emu.state.lateCommits : 0,
       requests: faults.requests,
       faulted: faults.faulted,
       byKind: faults.byKind,
@@ -110,5 +126,40 @@ describe(`reliability: ${N} sends, 20% of requests faulted (lost 0, duplicates 0
       return Number(r.id);
     });
     check('legacy SendText/SendSMS2', outcomes, faults, started);
+  });
+
+  it('typed service, and a tenth of the sends committed after the client timed out (no duplicate detection)', async () => {
+    // "commits late": the gateway finishes 300 ms after the request arrived, whether the client waited or not.
+    const gw = new SlowGateway({
+      password: PASSWORD,
+      balance: 1e9,
+      timing: { processingMs: 0, deliveryMs: 0 },
+      duplicateWindowMs: 0,
+    });
+    const late = seeded(SEED + 8);
+    gw.lateWhen = () => late() < 0.1;
+    gw.lateMs = TIMEOUT_MS + 50;
+    emu = (await startEmulator({
+      backend: gw,
+      console: false,
+      requestLogSize: 1,
+    })) as unknown as RunningEmulator;
+    // A request may reach the gateway just before the client gives up: settling must outlast its processing.
+    connect(gw.lateMs + 500);
+    const faults = injectRandomFaults(emu, { share: 0.2, seed: SEED + 9, delayMs: TIMEOUT_MS * 2 });
+    const started = Date.now();
+    const outcomes = await pool(N, 25, async (i) => {
+      const job = await client.send.sendSms({
+        Caption: `m${i}`,
+        Sender: 'Shop',
+        Recipient: ['+4917012345678'],
+        SMSText: `message ${i}`,
+        SmsTyp: 'Standard',
+        SendDate: null,
+      });
+      return job.JobId;
+    });
+    assert.ok(gw.lateCommits > N / 20, 'late commits happened');
+    check('typed SendSMS, late commits', outcomes, faults, started);
   });
 });

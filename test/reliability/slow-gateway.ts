@@ -12,10 +12,15 @@ export class SlowGateway extends GatewayState {
   lateSends = 0;
   lateMs = 0;
   staleLookups = 0;
+  /** Decides per send whether it is committed late (besides the `lateSends` counter). */
+  lateWhen: (() => boolean) | undefined;
+  /** Sends committed late so far. */
+  lateCommits = 0;
 
   override invoke(op: OperationDef, params: ParamValues, ctx: CallContext): unknown {
-    if (op.sends === true && this.lateSends > 0) {
-      this.lateSends--;
+    if (op.sends === true && (this.lateSends > 0 || this.lateWhen?.() === true)) {
+      if (this.lateSends > 0) this.lateSends--;
+      this.lateCommits++;
       return new Promise((resolve) => setTimeout(resolve, this.lateMs)).then(() =>
         super.invoke(op, params, ctx),
       );
