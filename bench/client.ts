@@ -13,9 +13,8 @@ import { promisify } from 'node:util';
 import { createClientAsync } from 'soap';
 import { soap as strongSoap } from 'strong-soap';
 import { Pool, request } from 'undici';
-import { DEFAULT_NAMESPACES, findOperation } from '../src/catalogue';
-import { GatewayClient, type Transport } from '../src/client';
-import { buildRequest } from '../src/soap/request';
+import type { Transport } from '../src/client';
+import { catalogue, client, request as soapRequest } from './pkg';
 import {
   PASSWORD,
   USER,
@@ -53,13 +52,19 @@ const legacyParams = {
   SendDate: '',
 };
 
+const { DEFAULT_NAMESPACES, findOperation } = catalogue;
+const { GatewayClient } = client;
+const { buildRequest } = soapRequest;
+
 const kindOf = (headers: Record<string, string>): string => {
   const ct = headers['content-type'] ?? headers['Content-Type'] ?? '';
   return ct.startsWith('application/soap+xml') ? 'soap12' : ct.startsWith('text/xml') ? 'soap11' : 'form';
 };
 
 /** What the emulator answers to each variant's request: the stub's fixed responses. */
-async function cannedResponses(emulatorUrl: string): Promise<Record<string, { type: string; body: string }>> {
+export async function cannedResponses(
+  emulatorUrl: string,
+): Promise<Record<string, { type: string; body: string }>> {
   const out: Record<string, { type: string; body: string }> = {};
   const send = findOperation('send', 'SendSMS')!;
   const legacy = findOperation('legacy', 'SendText')!;
@@ -292,7 +297,9 @@ async function main(): Promise<void> {
   emit('client', { concurrency: CONCURRENCY, seconds: SECONDS, rounds: ROUNDS, targets: results, ratios });
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

@@ -11,12 +11,13 @@
 import { performance } from 'node:perf_hooks';
 import { SaxesParser } from 'saxes';
 import { WSDL } from 'soap';
-import { DEFAULT_NAMESPACES, complexType, enumType, findOperation } from '../src/catalogue';
 import type { TypeRef } from '../src/catalogue/types';
-import { createResponseDecoder } from '../src/soap/decode';
-import { parseLegacyResult } from '../src/soap/legacy';
+import { catalogue, decode, legacy } from './pkg';
 import { emit, median, printTable, round } from './lib';
 
+const { DEFAULT_NAMESPACES, complexType, enumType, findOperation } = catalogue;
+const { createResponseDecoder } = decode;
+const { parseLegacyResult } = legacy;
 const NS = DEFAULT_NAMESPACES.gateway;
 const LEGACY_NS = DEFAULT_NAMESPACES.legacy;
 const RECORDS = 5000;

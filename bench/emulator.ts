@@ -6,10 +6,11 @@
  */
 import autocannon from 'autocannon';
 import { request } from 'undici';
-import { DEFAULT_NAMESPACES, findOperation } from '../src/catalogue';
-import { buildRequest } from '../src/soap/request';
+import { catalogue, request as soapRequest } from './pkg';
 import { PASSWORD, USER, emit, median, printTable, round, startChild, type ChildServer } from './lib';
 
+const { DEFAULT_NAMESPACES, findOperation } = catalogue;
+const { buildRequest } = soapRequest;
 const SECONDS = Number(process.env.SECONDS ?? 3);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CONNECTIONS = 32;

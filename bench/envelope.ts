@@ -4,12 +4,13 @@
  * Run: npx tsx bench/envelope.ts
  */
 import { performance } from 'node:perf_hooks';
-import { DEFAULT_NAMESPACES, findOperation } from '../src/catalogue';
-import { escapeText } from '../src/soap/escape';
-import { buildRequest } from '../src/soap/request';
-import { formatDateTime } from '../src/soap/values';
+import { catalogue, escape, request, values } from './pkg';
 import { emit } from './lib';
 
+const { DEFAULT_NAMESPACES, findOperation } = catalogue;
+const { escapeText } = escape;
+const { buildRequest } = request;
+const { formatDateTime } = values;
 const N = Number(process.env.N ?? 100_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const NS = DEFAULT_NAMESPACES.gateway;

@@ -9,11 +9,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { NodeMessage } from 'node-red';
-import { DEFAULT_NAMESPACES } from '../src/catalogue';
-import { GatewayClient } from '../src/client';
+import { Pool } from 'undici';
+import { catalogue, client as ours, request } from './pkg';
 import { startRuntime } from './embedded';
 import { PASSWORD, USER, cpuMsSince, emit, printTable, round, startChild } from './lib';
 
+const { DEFAULT_NAMESPACES } = catalogue;
+const { GatewayClient } = ours;
 const MESSAGES = Number(process.env.MESSAGES ?? 20_000);
 const WINDOW = 32;
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -69,7 +71,22 @@ const params = {
   SendDate: null,
 };
 
+/** Live heap held by each call waiting for a connection: 5,000 calls started at once, full GC, measured. */
+async function livePerPending(call: () => Promise<unknown>): Promise<number | null> {
+  if (!gc) return null;
+  gc();
+  gc();
+  const h0 = process.memoryUsage().heapUsed;
+  const all = Array.from({ length: 5000 }, call);
+  gc();
+  gc();
+  const bytes = (process.memoryUsage().heapUsed - h0) / 5000;
+  await Promise.all(all);
+  return Math.round(bytes);
+}
+
 async function main(): Promise<void> {
+  const pending: Record<string, number | null> = {};
   const emu = await startChild('emulator.ts', {
     user: USER,
     password: PASSWORD,
@@ -96,6 +113,23 @@ async function main(): Promise<void> {
     };
     await clientRun(2000); // warm-up (JIT, connections) for both sides
     phases.push(await phase('client alone', MESSAGES, () => clientRun(MESSAGES)));
+    pending.client = await livePerPending(() => client.send.sendSms(params));
+    const wire = request.buildRequest(
+      catalogue.findOperation('send', 'SendSMS')!,
+      { User: USER, Password: PASSWORD, ...params },
+      { transport: 'soap11', namespace: DEFAULT_NAMESPACES.gateway, path: '/gateway/Send.asmx' },
+    );
+    const pool = new Pool(emu.url, { connections: WINDOW });
+    pending.rawUndici = await livePerPending(async () => {
+      const r = await pool.request({
+        path: wire.path,
+        method: 'POST',
+        headers: wire.headers,
+        body: wire.body!,
+      });
+      await r.body.arrayBuffer();
+    });
+    await pool.close();
     await client.close();
 
     const rt = await startRuntime();
@@ -168,7 +202,9 @@ async function main(): Promise<void> {
     phases.map((p) => ({ ...p })),
   );
   console.log(`ratios ${JSON.stringify(ratios)}  (target flowVsClient >= 0.7)`);
+  console.log(`live heap per call waiting for a connection (bytes): ${JSON.stringify(pending)}`);
   emit('nodered', {
+    livePerPendingCallBytes: pending,
     messages: MESSAGES,
     window: WINDOW,
     phases,

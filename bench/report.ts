@@ -66,7 +66,11 @@ interface Benchmarks {
     ratio: number;
     usPerEnvelope: number;
   };
-  nodered: { phases: Row[]; ratios: { flowVsClient: number; flowCpuVsClientCpu: number } };
+  nodered: {
+    phases: Row[];
+    ratios: { flowVsClient: number; flowCpuVsClientCpu: number };
+    livePerPendingCallBytes?: Record<string, number | null>;
+  };
   emulator: { rows: Row[]; ratios: { emulatorVsBare: number } };
   polling: {
     rows: Row[];

@@ -1,8 +1,9 @@
 /** The emulator in its own process, for the benchmarks. Config: EmulatorOptions as JSON in argv[2]. */
-import { startEmulator, type EmulatorOptions } from '../../src/emulator';
+import type { EmulatorOptions } from '../../src/emulator';
+import { emulator } from '../pkg';
 import { announce, config } from './serve';
 
-void startEmulator(config<EmulatorOptions>()).then((emu) => {
+void emulator.startEmulator(config<EmulatorOptions>()).then((emu) => {
   const byPath = new Map<string, number>();
   emu.server.on('request', (req: { url?: string }) => {
     const path = (req.url ?? '').split('?')[0]!;
