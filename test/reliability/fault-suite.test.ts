@@ -145,7 +145,7 @@ describe(`reliability: ${N} sends, 20% of requests faulted (lost 0, duplicates 0
       requestLogSize: 1,
     })) as unknown as RunningEmulator;
     // A request may reach the gateway just before the client gives up: settling must outlast its processing.
-    connect(gw.lateMs + 500);
+    connect(gw.lateMs + 1000);
     const faults = injectRandomFaults(emu, { share: 0.2, seed: SEED + 9, delayMs: TIMEOUT_MS * 2 });
     const started = Date.now();
     const outcomes = await pool(N, 25, async (i) => {

@@ -51,7 +51,7 @@ describe('reliability: a gateway that commits after the client gave up', functio
   });
 
   it('commit within the settle time: the lookup finds it, no second attempt (duplicate detection off)', async () => {
-    await start(0, { settleMs: 400 });
+    await start(0, { settleMs: 1500 });
     gw.lateSends = 1;
     gw.lateMs = 350;
     const job = await send(client, 0);
@@ -75,14 +75,14 @@ describe('reliability: a gateway that commits after the client gave up', functio
   it('the limit: commit after the retry on a gateway without duplicate detection makes a second job', async () => {
     await start(0, { settleMs: 50 });
     gw.lateSends = 1;
-    gw.lateMs = 800;
+    gw.lateMs = 1500;
     await send(client, 0);
-    await new Promise((r) => setTimeout(r, 900));
+    await new Promise((r) => setTimeout(r, 1600));
     assert.deepEqual(jobsPerMessage(emu, 'm', 1), [2], 'documented in docs/reliability.md');
   });
 
   it('every attempt too slow: the last lookup, after settling, finds the job instead of failing', async () => {
-    await start(0, { maxAttempts: 1, settleMs: 300 });
+    await start(0, { maxAttempts: 1, settleMs: 1500 });
     gw.lateSends = 1;
     gw.lateMs = 300;
     const job = await send(client, 0);
