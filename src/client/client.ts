@@ -44,10 +44,10 @@ const SERVICES: readonly ServiceName[] = ['information', 'send', 'customer', 'le
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 const WSDL_LIMIT = 4 * 1024 * 1024;
 /**
- * Whether typed sends carry a reference in their Caption unless the `reference` option says otherwise. Off
- * until the nodes adopt it: it changes every caption, and flows that query by caption must use the one sent.
+ * Whether typed sends carry a reference in their Caption unless the `reference` option says otherwise. On:
+ * flows that query by caption use the caption as sent, or their own caption as a "starts with" filter.
  */
-const REFERENCE_BY_DEFAULT = false;
+const REFERENCE_BY_DEFAULT = true;
 
 /** Parameters of `call(service, operation, ...)`. */
 export type ParamsOf<

@@ -50,9 +50,9 @@ export interface GatewayClientOptions {
    */
   safeRetries?: boolean | SafeRetryOptions;
   /**
-   * The unique reference added to the Caption of every typed send: `true` (suffix ' #' + 10 characters) or
-   * options. Off by default for now (it changes every caption; see docs/reliability.md): without it captions
-   * are sent as given and an ambiguous failure is never retried (there is nothing to look up).
+   * The unique reference added to the Caption of every typed send: `true` (default: suffix ' #' + 10
+   * characters) or options. `false`: captions are sent as given and an ambiguous failure is never retried
+   * (there is nothing to look up). See docs/reliability.md.
    */
   reference?: ReferenceOptions | boolean;
   /** Record separator GetJobs1 is asked for when an older-service send is looked up (default newline). */

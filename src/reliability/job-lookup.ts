@@ -63,6 +63,21 @@ export function recoveredValue(op: OperationDef, jobs: Array<{ id: number; queue
   return op.result.type.kind === 'list' ? jobs.map(one) : one(jobs[0] ?? { id: 0, queued: false });
 }
 
+/** Tolerant of cleaning only: ';' and line breaks replaced, spaces trimmed, letters re-cased. */
+const cleanedCaption = (s: string): string =>
+  s
+    .replace(/[;\r\n]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
+
+/** True when the gateway's caption is the caption as sent (exactly, or as a gateway cleans it). */
+export function sameCaption(reported: unknown, sent: string, reference: string): boolean {
+  if (typeof reported !== 'string') return false;
+  if (reported === sent) return true;
+  return captionHasReference(reported, reference) && cleanedCaption(reported) === cleanedCaption(sent);
+}
+
 /** Finds the job(s) of a send by its reference; undefined when there is none; rejects when it cannot tell. */
 export async function lookupJob(call: RawCall, t: LookupTarget): Promise<unknown> {
   if (t.op.service === 'legacy') return lookupLegacy(call, t);
@@ -71,7 +86,8 @@ export async function lookupJob(call: RawCall, t: LookupTarget): Promise<unknown
   if (raw.StatusCode !== 'Ok') throw loginRefused('QueryJobInfoByJobCaption', raw.StatusCode);
   const value = record(raw.Value);
   const job = record(value.Job);
-  if (value.Status !== 'Ok' || !captionHasReference(job.Caption, t.reference)) return undefined;
+  // The gateway's Caption filter may match more than one caption ("starts with"): only the full caption counts.
+  if (value.Status !== 'Ok' || !sameCaption(job.Caption, t.caption, t.reference)) return undefined;
   const id = Number(job.Id);
   if (!Number.isInteger(id) || id <= 0) return undefined;
   return recoveredValue(t.op, [{ id, queued: queuedStatus(job.Status) }]);

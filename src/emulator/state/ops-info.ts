@@ -14,13 +14,20 @@ export const queryJobs: AccountHandler = (_env, state, p) => {
   return state.jobs.filter((j) => j.createdAt >= from && j.createdAt <= to).map(jobView);
 };
 
-/** The newest job with this caption created since StartDate (default: 7 days back). */
+/**
+ * The Caption of the two ...ByJobCaption queries is a "string filter" (spec): it matches every caption that
+ * starts with it, so a flow's own caption finds jobs sent with a unique reference appended
+ * (docs/assumptions.md).
+ */
+export const captionMatches = (caption: string, filter: string): boolean => caption.startsWith(filter);
+
+/** The newest job whose caption starts with the filter, created since StartDate (default: 7 days back). */
 export const queryJobInfoByJobCaption: AccountHandler = (env, state, p) => {
   const caption = str(p, 'Caption') ?? '';
   const since = dateMs(p, 'StartDate') ?? env.now - 7 * DAY_MS;
   for (let i = state.jobs.length - 1; i >= 0; i--) {
     const job = state.jobs[i]!;
-    if (job.caption !== caption || job.createdAt < since) continue;
+    if (!captionMatches(job.caption, caption) || job.createdAt < since) continue;
     return {
       Job: jobView(job),
       Report: job.reports.map(reportView),
@@ -68,12 +75,12 @@ export const queryReceivedDlr: AccountHandler = (_env, state, p) => {
   return state.reports.slice(start, start + limit).map(reportView);
 };
 
-/** Received messages since StartDate that reply to jobs with this caption (empty caption: every message). */
+/** Received messages since StartDate that reply to jobs whose caption starts with the filter (empty: all). */
 export const queryReceivedSmsByJobCaption: AccountHandler = (env, state, p) => {
   const caption = str(p, 'Caption') ?? '';
   const since = dateMs(p, 'StartDate') ?? -Infinity;
   const matches = (m: InboundRecord): boolean =>
-    m.at >= since && (caption === '' || (m.jobId !== 0 && env.store.jobs.get(m.jobId)?.caption === caption));
+    m.at >= since && (caption === '' || (m.jobId !== 0 && captionMatches(env.store.jobs.get(m.jobId)?.caption ?? '', caption)));
   return state.inbound
     .filter(matches)
     .sort((a, b) => a.at - b.at || a.id - b.id)
