@@ -6,6 +6,7 @@ import type { Node, NodeAPI } from 'node-red';
 import { GatewayClient } from '../client';
 import { registerAdminRoutes } from './shared/admin';
 import { clientOptions } from './shared/client-options';
+import { attachDeliveryTracker } from './shared/delivery-host';
 import type { ServiceKind, SmsgwConfigDef, SmsgwConfigNode, SmsgwCredentials } from './shared/types';
 
 /** How long a stopping flow waits for the gateway's requests in flight. */
@@ -39,6 +40,8 @@ export default (RED: NodeAPI): void => {
     node.deregister = (user: Node): void => {
       node.users.delete(user.id);
     };
+    // The one delivery-report poll shared by this config's tracking send nodes.
+    attachDeliveryTracker(RED, node);
 
     node.on('close', (_removed: boolean, done: () => void) => {
       const client = node.client;

@@ -3,6 +3,8 @@
  * In: msg.payload (text, by default), msg.topic (caption, by default); msg.recipient(s), msg.sender,
  * msg.smsType, msg.sendDate, msg.jobPriority and msg.operation override the dialog.
  * Out: msg.payload = { operation, JobId, CreateStatus, queued, segments, encoding, recipients, results? }.
+ * With "track delivery": output 2 gets the job's final reports, output 3 the jobs whose reports did not come in
+ * time (shared/tracking.ts: one poll per config node).
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { GatewayError } from '../errors';
@@ -14,6 +16,7 @@ import { coerceParams, selectOperation } from './shared/operations';
 import { fieldOf, msgOverride, toRecipients, toText } from './shared/props';
 import { sendOutcome } from './shared/results';
 import { jobStatus } from './shared/status';
+import { setupTracking } from './shared/tracking';
 
 interface SendSmsDef extends NodeDef {
   gateway: string;
@@ -30,6 +33,7 @@ export default (RED: NodeAPI): void => {
   function start(node: Node, def: SendSmsDef): void {
     const config = attachConfig(RED, node, def.gateway);
     const d = def as Record<string, unknown>;
+    const tracking = setupTracking(RED, node, config, def);
 
     onInput(RED, node, async (msg, signal) => {
       const cfg = requireConfig(config);
@@ -66,6 +70,7 @@ export default (RED: NodeAPI): void => {
       const result = await callOperation(cfg.getClient(), op, params, signal);
       const outcome = sendOutcome(result);
       const analysis = analyzeText(text);
+      tracking?.track(msg, outcome, recipients);
       return {
         payload: {
           operation: op.name,

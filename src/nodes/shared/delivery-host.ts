@@ -1,0 +1,59 @@
+import type { Node, NodeAPI } from 'node-red';
+import { DeliveryTracker } from './delivery-tracker';
+import { sharedKey } from './status';
+import type { SmsgwConfigNode } from './types';
+
+/** Default final SMSReport states (the same list the smsgw-dlr node uses). */
+export const TRACKER_FINAL_STATES = 'DELIVERED,UNDELIV,UNDELIVERABLE,EXPIRED,REJECTED,DELETED,FAILED';
+
+/** A config node that owns a delivery tracker (see attachDeliveryTracker). */
+export interface TrackerHost {
+  getDeliveryTracker(): DeliveryTracker;
+}
+
+export function hasTracker(config: unknown): config is TrackerHost {
+  return typeof (config as Partial<TrackerHost> | null)?.getDeliveryTracker === 'function';
+}
+
+type Settings = Record<string, unknown>;
+
+const numberSetting = (s: Settings, name: string, fallback: number): number => {
+  const n = Number(s[name]);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+};
+
+/**
+ * Gives a config node its one delivery tracker, built on first use (only flows with tracking send nodes poll)
+ * and closed with the node. settings.js: smsgwDeliveryPollInterval (ms, default 30000), smsgwDeliveryLookback
+ * (minutes, default 60), smsgwDeliveryFinalStates (comma-separated).
+ */
+export function attachDeliveryTracker(RED: NodeAPI, node: SmsgwConfigNode): void {
+  const settings = RED.settings as unknown as Settings;
+  let tracker: DeliveryTracker | undefined;
+  (node as SmsgwConfigNode & TrackerHost).getDeliveryTracker = (): DeliveryTracker => {
+    tracker ??= new DeliveryTracker({
+      userDir: settings.userDir as string | undefined,
+      id: node.id,
+      query: (start, limit, signal) =>
+        node.getClient().information.queryReceivedDlr({ StartDate: start, Limit: limit }, { signal }),
+      intervalMs: numberSetting(settings, 'smsgwDeliveryPollInterval', 30_000),
+      lookbackMs: numberSetting(settings, 'smsgwDeliveryLookback', 60) * 60_000,
+      finalStates: new Set(
+        String(settings.smsgwDeliveryFinalStates ?? TRACKER_FINAL_STATES)
+          .split(/[,;\s]+/)
+          .map((s) => s.trim().toUpperCase())
+          .filter(Boolean),
+      ),
+      onError: (err, failures) => {
+        const text = err instanceof Error ? err.message : String(err);
+        node.warn(RED._(sharedKey('errors.tracking'), { message: text, failures }));
+      },
+    });
+    return tracker;
+  };
+  (node as Node).on('close', (_removed: boolean, done: () => void) => {
+    const t = tracker;
+    tracker = undefined;
+    void (t ? t.close() : Promise.resolve()).finally(() => done());
+  });
+}

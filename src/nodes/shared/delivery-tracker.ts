@@ -1,0 +1,330 @@
+/**
+ * Delivery tracking shared by every send node of one config node: one QueryReceivedDLR poll with a date cursor
+ * (not one per node, not one per job), running only while a job is tracked. A job is final once as many
+ * distinct recipients have a final report as the job was sent to; a job without that by its deadline times out
+ * with the reports seen so far. Tracked jobs, their reports, the cursor and finished jobs not yet handed to
+ * their node live in a state file (atomic rename), so a restart or redeploy resumes tracking.
+ * Nothing here imports Node-RED: the config node owns one tracker, send nodes subscribe by their node id.
+ */
+import type { SMSReport } from '../../client/types.generated';
+import { StateFile } from './state-file';
+
+/** What the tracker needs of the gateway: QueryReceivedDLR. */
+export type QueryDlr = (start: Date, limit: number, signal: AbortSignal) => Promise<SMSReport[]>;
+
+export interface DeliveryTrackerOptions {
+  /** Node-RED's userDir (state file `smsgw-state/smsgw-delivery.<id>.json`); undefined = memory only. */
+  userDir: string | undefined;
+  /** Config node id: names the state file. */
+  id: string;
+  query: QueryDlr;
+  /** Delay between polls while a job is tracked (failures back off doubling, up to 10 minutes). */
+  intervalMs: number;
+  /** Upper-case SMSReport.Status values that end a recipient's delivery. */
+  finalStates: ReadonlySet<string>;
+  /** How far back the first poll after an idle period starts (the gateway's clock and zone are unknown). */
+  lookbackMs: number;
+  onError?: (err: unknown, failures: number) => void;
+  now?: () => number;
+}
+
+export interface TrackRequest {
+  jobId: number | string;
+  /** Node id of the send node that gets the outcome. */
+  owner: string;
+  recipients: readonly string[];
+  timeoutMs: number;
+  /** Kept in memory only (the msg that sent the job): handed back with the outcome unless a restart came between. */
+  context?: unknown;
+}
+
+export interface DeliveryOutcome {
+  JobId: number | string;
+  /** `final`: every recipient has a final report; `timeout`: the deadline passed first. */
+  outcome: 'final' | 'timeout';
+  recipients: string[];
+  /** Every report read for the job (one per recipient and segment), oldest first. */
+  reports: SMSReport[];
+  /** Recipients whose final report says DELIVERED, said something else, or have none yet. */
+  delivered: number;
+  failed: number;
+  missing: number;
+  trackedAt: string;
+  /** The msg given to track(), when no restart came between. */
+  context?: unknown;
+}
+
+export type OutcomeListener = (outcome: DeliveryOutcome) => void;
+
+interface JobState {
+  jobId: number | string;
+  owner: string;
+  recipients: string[];
+  trackedAt: number;
+  deadline: number;
+  reports: SMSReport[];
+  done?: 'final' | 'timeout';
+}
+
+export interface TrackerState {
+  cursor: string | null;
+  seen: Record<string, number>;
+  jobs: JobState[];
+}
+
+export const PAGE_LIMIT = 5000;
+const OVERLAP_MS = 60_000;
+const MAX_PAGES = 20;
+const MAX_BACKOFF_MS = 600_000;
+/** Finished jobs whose node never came back (deleted while Node-RED was down) are dropped after this. */
+const ORPHAN_MS = 7 * 86_400_000;
+const DATE_FIELDS = ['Date', 'DoneDate', 'CreateDate'] as const;
+
+const timeOf = (d: unknown): number | undefined =>
+  d instanceof Date && !Number.isNaN(d.getTime()) ? d.getTime() : undefined;
+
+function reviveReport(r: SMSReport): SMSReport {
+  const out = { ...r } as Record<string, unknown>;
+  for (const f of DATE_FIELDS) if (typeof out[f] === 'string') out[f] = new Date(out[f]);
+  return out as unknown as SMSReport;
+}
+
+export class DeliveryTracker {
+  private readonly store: StateFile<TrackerState>;
+  private state: TrackerState;
+  private readonly listeners = new Map<string, OutcomeListener>();
+  private readonly contexts = new Map<string, unknown>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private controller: AbortController | undefined;
+  private failures = 0;
+  private closed = false;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: DeliveryTrackerOptions) {
+    this.now = opts.now ?? Date.now;
+    this.store = new StateFile<TrackerState>(opts.userDir, 'smsgw-delivery', opts.id);
+    const loaded = this.store.load();
+    this.state = { cursor: loaded?.cursor ?? null, seen: loaded?.seen ?? {}, jobs: [] };
+    const orphanBefore = this.now() - ORPHAN_MS;
+    for (const j of loaded?.jobs ?? []) {
+      if (j.done && j.deadline < orphanBefore) continue;
+      this.state.jobs.push({ ...j, reports: (j.reports ?? []).map(reviveReport) });
+    }
+    this.schedule(0);
+  }
+
+  get file(): string | undefined {
+    return this.store.file;
+  }
+
+  /** Jobs tracked and not yet handed on (for statuses and tests). */
+  get size(): number {
+    return this.state.jobs.length;
+  }
+
+  isActive(): boolean {
+    return this.timer !== undefined || this.running !== undefined;
+  }
+
+  track(req: TrackRequest): void {
+    if (this.closed) return;
+    const key = String(req.jobId);
+    if (this.state.jobs.some((j) => String(j.jobId) === key)) return;
+    const now = this.now();
+    this.state.jobs.push({
+      jobId: req.jobId,
+      owner: req.owner,
+      recipients: [...req.recipients],
+      trackedAt: now,
+      deadline: now + Math.max(0, req.timeoutMs),
+      reports: [],
+    });
+    if (req.context !== undefined) this.contexts.set(key, req.context);
+    void this.store.save(this.state).catch((err: unknown) => this.opts.onError?.(err, 0));
+    if (!this.timer && !this.running) this.schedule(this.opts.intervalMs);
+  }
+
+  /**
+   * Outcomes of the owner's jobs go to the listener, including those that finished while no listener was
+   * there (a restart or redeploy of the node). Returns the unsubscribe function.
+   */
+  subscribe(owner: string, listener: OutcomeListener): () => void {
+    this.listeners.set(owner, listener);
+    if (this.state.jobs.some((j) => j.owner === owner && j.done)) {
+      setImmediate(() => void this.handOn().catch((err: unknown) => this.opts.onError?.(err, 0)));
+    }
+    return () => {
+      if (this.listeners.get(owner) === listener) this.listeners.delete(owner);
+    };
+  }
+
+  /** Drops every job of a node that was deleted. */
+  forget(owner: string): Promise<void> {
+    const before = this.state.jobs.length;
+    this.state.jobs = this.state.jobs.filter((j) => j.owner !== owner);
+    this.listeners.delete(owner);
+    return before === this.state.jobs.length ? Promise.resolve() : this.store.save(this.state);
+  }
+
+  /** Stops polling (aborting a poll in flight) and waits for the state file. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.controller?.abort();
+    await this.running?.catch(() => undefined);
+    await this.store.flush().catch(() => undefined);
+  }
+
+  /** Runs one tick now (tests; the timer does this while jobs are tracked). */
+  tick(): Promise<void> {
+    if (this.running) return this.running;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    return this.run();
+  }
+
+  private schedule(delay: number): void {
+    if (this.closed || this.timer) return;
+    if (!this.state.jobs.some((j) => !j.done)) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.run();
+    }, delay);
+  }
+
+  private run(): Promise<void> {
+    const controller = new AbortController();
+    this.controller = controller;
+    const p = this.once(controller.signal)
+      .then(
+        () => {
+          this.failures = 0;
+          return this.opts.intervalMs;
+        },
+        (err: unknown) => {
+          if (controller.signal.aborted && this.closed) return this.opts.intervalMs;
+          this.failures += 1;
+          this.opts.onError?.(err, this.failures);
+          return Math.min(this.opts.intervalMs * 2 ** (this.failures - 1), MAX_BACKOFF_MS);
+        },
+      )
+      .then((delay) => {
+        this.running = undefined;
+        this.schedule(delay);
+      });
+    this.running = p;
+    return p;
+  }
+
+  private async once(signal: AbortSignal): Promise<void> {
+    try {
+      if (this.state.jobs.some((j) => !j.done)) await this.poll(signal);
+    } finally {
+      // Deadlines pass even while the gateway cannot be reached.
+      if (!signal.aborted) {
+        const now = this.now();
+        for (const j of this.state.jobs) if (!j.done && j.deadline <= now) j.done = 'timeout';
+        await this.handOn();
+      }
+    }
+  }
+
+  private async poll(signal: AbortSignal): Promise<void> {
+    const seen = new Map(Object.entries(this.state.seen));
+    const saved = this.state.cursor ? Date.parse(this.state.cursor) : NaN;
+    let cursor = Number.isNaN(saved) ? this.now() - this.opts.lookbackMs : saved;
+    let start = Number.isNaN(saved) ? cursor : cursor - OVERLAP_MS;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const reports = await this.opts.query(new Date(start), PAGE_LIMIT, signal);
+      if (signal.aborted) return;
+      // Looked up after the await: a job tracked while the request ran must get its reports of this page.
+      const open = this.openJobs();
+      let newest = start;
+      for (const r of reports) {
+        const at = timeOf(r.Date) ?? cursor;
+        newest = Math.max(newest, at);
+        const id = String(r.Id);
+        if (seen.has(id)) continue;
+        seen.set(id, at);
+        open.get(String(r.JobId))?.reports.push(r);
+      }
+      cursor = Math.max(cursor, newest);
+      if (reports.length < PAGE_LIMIT) break;
+      start = newest <= start ? start + 1 : newest;
+      cursor = Math.max(cursor, start);
+    }
+    for (const j of this.openJobs().values()) if (this.isFinal(j)) j.done = 'final';
+    const keepFrom = cursor - OVERLAP_MS;
+    const pruned: Record<string, number> = {};
+    for (const [id, at] of seen) if (at >= keepFrom) pruned[id] = at;
+    this.state.cursor = new Date(cursor).toISOString();
+    this.state.seen = pruned;
+  }
+
+  private openJobs(): Map<string, JobState> {
+    const open = new Map<string, JobState>();
+    for (const j of this.state.jobs) if (!j.done) open.set(String(j.jobId), j);
+    return open;
+  }
+
+  private finalRecipients(j: JobState): Map<string, string> {
+    const final = new Map<string, string>();
+    for (const r of j.reports) {
+      const status = String(r.Status ?? '').toUpperCase();
+      if (this.opts.finalStates.has(status)) final.set(String(r.Recipient ?? ''), status);
+    }
+    return final;
+  }
+
+  private isFinal(j: JobState): boolean {
+    return this.finalRecipients(j).size >= new Set(j.recipients).size;
+  }
+
+  /** Hands finished jobs to their listeners, then writes the state without them (after, never before). */
+  private async handOn(): Promise<void> {
+    const handed: JobState[] = [];
+    for (const j of this.state.jobs) {
+      if (!j.done) continue;
+      const listener = this.listeners.get(j.owner);
+      if (!listener) continue;
+      handed.push(j);
+      try {
+        listener(this.outcomeOf(j));
+      } catch (err) {
+        this.opts.onError?.(err, 0);
+      }
+    }
+    if (handed.length > 0) {
+      this.state.jobs = this.state.jobs.filter((j) => !handed.includes(j));
+      for (const j of handed) this.contexts.delete(String(j.jobId));
+    }
+    if (!this.state.jobs.some((j) => !j.done)) {
+      // Idle: the next job starts from "now minus lookback" instead of reading everything since.
+      this.state.cursor = null;
+      this.state.seen = {};
+    }
+    await this.store.save(this.state);
+  }
+
+  private outcomeOf(j: JobState): DeliveryOutcome {
+    const final = this.finalRecipients(j);
+    const distinct = new Set(j.recipients).size;
+    let delivered = 0;
+    for (const s of final.values()) if (s === 'DELIVERED') delivered += 1;
+    const key = String(j.jobId);
+    const out: DeliveryOutcome = {
+      JobId: j.jobId,
+      outcome: j.done === 'final' ? 'final' : 'timeout',
+      recipients: j.recipients,
+      reports: j.reports,
+      delivered,
+      failed: final.size - delivered,
+      missing: Math.max(0, distinct - final.size),
+      trackedAt: new Date(j.trackedAt).toISOString(),
+    };
+    if (this.contexts.has(key)) out.context = this.contexts.get(key);
+    return out;
+  }
+}

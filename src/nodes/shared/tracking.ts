@@ -1,0 +1,64 @@
+import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
+import type { DeliveryOutcome } from './delivery-tracker';
+import { hasTracker } from './delivery-host';
+import type { SendOutcome } from './results';
+import { sharedKey } from './status';
+import type { SmsgwConfigNode } from './types';
+
+/** The editor's "track delivery" fields of a send node. */
+export interface TrackingDef {
+  id: string;
+  track?: boolean | string;
+  /** Minutes to wait for the final reports (decimals allowed); default one day. */
+  trackTimeout?: number | string;
+}
+
+export const DEFAULT_TRACK_TIMEOUT_MIN = 1440;
+
+export interface Tracking {
+  track(msg: NodeMessageInFlow, outcome: SendOutcome, recipients: readonly string[]): void;
+}
+
+/**
+ * A send node with tracking on: subscribes to its config node's tracker (outcomes that finished while the node
+ * was away arrive now) and sends each outcome to output 2 (final) or 3 (timeout). Undefined when tracking is off.
+ */
+export function setupTracking(
+  RED: NodeAPI,
+  node: Node,
+  config: SmsgwConfigNode | undefined,
+  def: TrackingDef,
+): Tracking | undefined {
+  if (def.track !== true && def.track !== 'true') return undefined;
+  if (!hasTracker(config)) return undefined;
+  const minutes = Number(def.trackTimeout ?? DEFAULT_TRACK_TIMEOUT_MIN);
+  const timeoutMs = (Number.isFinite(minutes) && minutes > 0 ? minutes : DEFAULT_TRACK_TIMEOUT_MIN) * 60_000;
+  const tracker = config.getDeliveryTracker();
+
+  const unsubscribe = tracker.subscribe(node.id, (o: DeliveryOutcome) => {
+    const { context, ...payload } = o;
+    const base = (context ?? {}) as Record<string, unknown>;
+    const msg = { ...base, payload, topic: String(o.JobId), jobId: o.JobId } as NodeMessage;
+    node.send(o.outcome === 'final' ? [null, msg, null] : [null, null, msg]);
+  });
+
+  node.on('close', (removed: boolean, done: () => void) => {
+    unsubscribe();
+    // A deleted node's jobs are dropped; a redeployed or restarted one gets them when it subscribes again.
+    void (removed ? tracker.forget(node.id) : Promise.resolve()).finally(() => done());
+  });
+
+  return {
+    track(msg, outcome, recipients): void {
+      const jobs = outcome.results ?? [{ JobId: outcome.JobId }];
+      if (jobs.length !== 1 || outcome.JobId === undefined || outcome.JobId === '' || outcome.JobId === 0) {
+        // SendMobileOrFixlineSMS split the recipients over several jobs in a way the answer does not show.
+        if (jobs.length > 1) node.warn(RED._(sharedKey('errors.trackSplit'), { count: jobs.length }));
+        return;
+      }
+      const context = RED.util.cloneMessage(msg) as Record<string, unknown>;
+      delete context.payload;
+      tracker.track({ jobId: outcome.JobId, owner: node.id, recipients, timeoutMs, context });
+    },
+  };
+}
