@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { GatewayClient } from '../../src/client';
+import { startEmulator, type RunningEmulator } from '../../src/emulator';
+import {
+  DeliveryTracker,
+  type DeliveryOutcome,
+  type DeliveryTrackerOptions,
+} from '../../src/nodes/shared/delivery-tracker';
+import { TRACKER_FINAL_STATES } from '../../src/nodes/shared/delivery-host';
+
+const FINAL = new Set(TRACKER_FINAL_STATES.split(','));
+
+describe('delivery tracker (shared QueryReceivedDLR poll)', () => {
+  let emu: RunningEmulator;
+  let client: GatewayClient;
+  let userDir: string;
+  let queries: number;
+  let clock: number;
+  const open: DeliveryTracker[] = [];
+
+  before(async () => {
+    emu = await startEmulator({ port: 0 });
+    emu.control.setBalance('demo', 1_000_000);
+    client = new GatewayClient({ baseUrl: emu.url, user: 'demo', password: 'demo-password' });
+  });
+  after(async () => {
+    await client.close();
+    await emu.close();
+  });
+  beforeEach(() => {
+    userDir = mkdtempSync(path.join(tmpdir(), 'smsgw-tracker-'));
+    queries = 0;
+    clock = Date.now();
+  });
+  afterEach(async () => {
+    for (const t of open.splice(0)) await t.close();
+    rmSync(userDir, { recursive: true, force: true });
+  });
+
+  function tracker(extra: Partial<DeliveryTrackerOptions> = {}): DeliveryTracker {
+    const t = new DeliveryTracker({
+      userDir,
+      id: 'cfg',
+      query: (start, limit, signal) => {
+        queries += 1;
+        return client.information.queryReceivedDlr({ StartDate: start, Limit: limit }, { signal });
+      },
+      intervalMs: 3_600_000, // the tests tick by hand
+      finalStates: FINAL,
+      lookbackMs: 3_600_000,
+      now: () => clock,
+      ...extra,
+    });
+    open.push(t);
+    return t;
+  }
+
+  async function send(recipients: string[]): Promise<number> {
+    const r = await client.send.sendSms({
+      Caption: 'track',
+      Sender: '',
+      Recipient: recipients,
+      SMSText: 'x',
+      SmsTyp: 'Standard',
+      SendDate: null,
+    });
+    return r.JobId;
+  }
+
+  const collect = (t: DeliveryTracker, owner: string): DeliveryOutcome[] => {
+    const got: DeliveryOutcome[] = [];
+    t.subscribe(owner, (o) => got.push(o));
+    return got;
+  };
+
+  it('hands on one outcome per job once every recipient has a final report, with counts', async () => {
+    const t = tracker();
+    const got = collect(t, 'n1');
+    emu.control.setSubscriberState('+4917099900002', 'unreachable');
+    const job = await send(['+4917099900001', '+4917099900002']);
+    t.track({
+      jobId: job,
+      owner: 'n1',
+      recipients: ['+4917099900001', '+4917099900002'],
+      timeoutMs: 60_000,
+      context: { topic: 'ctx' },
+    });
+    await t.tick();
+    assert.equal(got.length, 0, 'nothing before the job finished');
+    emu.control.finishJobs();
+    await t.tick();
+    assert.equal(got.length, 1);
+    const o = got[0]!;
+    assert.equal(o.JobId, job);
+    assert.equal(o.outcome, 'final');
+    assert.deepEqual([o.delivered, o.failed, o.missing], [1, 1, 0]);
+    assert.deepEqual(o.reports.map((r) => r.Recipient).sort(), ['+4917099900001', '+4917099900002']);
+    assert.deepEqual(o.context, { topic: 'ctx' });
+    assert.equal(t.size, 0);
+    await t.tick();
+    assert.equal(got.length, 1, 'never twice');
+  });
+
+  it('polls once per tick for all tracked jobs, and not at all while nothing is tracked', async () => {
+    const t = tracker();
+    const got = collect(t, 'n1');
+    await t.tick();
+    assert.equal(queries, 0, 'idle: no request');
+    assert.equal(t.isActive(), false);
+    const jobs = [
+      await send(['+4917099900011']),
+      await send(['+4917099900012']),
+      await send(['+4917099900013']),
+    ];
+    for (const j of jobs) t.track({ jobId: j, owner: 'n1', recipients: ['x'], timeoutMs: 60_000 });
+    assert.equal(t.isActive(), true, 'tracking schedules the poll');
+    emu.control.finishJobs();
+    await t.tick();
+    assert.equal(queries, 1);
+    assert.deepEqual(got.map((o) => o.JobId).sort(), [...jobs].sort());
+    assert.equal(t.isActive(), false, 'idle again once all jobs were handed on');
+  });
+
+  it('times out a job whose reports do not come by its deadline, with what it has', async () => {
+    const t = tracker();
+    const got = collect(t, 'n1');
+    const job = await send(['+4917099900021']);
+    t.track({ jobId: job, owner: 'n1', recipients: ['+4917099900021'], timeoutMs: 5_000 });
+    await t.tick();
+    assert.equal(got.length, 0);
+    clock += 5_001;
+    await t.tick();
+    assert.equal(got.length, 1);
+    assert.equal(got[0]!.outcome, 'timeout');
+    assert.deepEqual([got[0]!.delivered, got[0]!.failed, got[0]!.missing], [0, 0, 1]);
+  });
+
+  it('times out even while the gateway cannot be reached, and reports the failure', async () => {
+    const errors: unknown[] = [];
+    const t = tracker({
+      query: () => Promise.reject(new Error('down')),
+      onError: (e) => errors.push(e),
+    });
+    const got = collect(t, 'n1');
+    t.track({ jobId: 42, owner: 'n1', recipients: ['a'], timeoutMs: 1_000 });
+    clock += 2_000;
+    await t.tick();
+    assert.equal(errors.length, 1);
+    assert.deepEqual(
+      got.map((o) => [o.JobId, o.outcome]),
+      [[42, 'timeout']],
+    );
+  });
+
+  it('survives a restart: a new tracker from the same userDir resumes tracking (no context)', async () => {
+    const first = tracker();
+    const job = await send(['+4917099900031']);
+    first.track({
+      jobId: job,
+      owner: 'n1',
+      recipients: ['+4917099900031'],
+      timeoutMs: 60_000,
+      context: { a: 1 },
+    });
+    await first.close();
+    const file = path.join(userDir, 'smsgw-state', 'smsgw-delivery.cfg.json');
+    assert.ok(existsSync(file));
+    assert.equal((JSON.parse(readFileSync(file, 'utf8')) as { jobs: unknown[] }).jobs.length, 1);
+
+    emu.control.finishJobs();
+    const second = tracker();
+    const got = collect(second, 'n1');
+    await second.tick();
+    assert.deepEqual(
+      got.map((o) => [o.JobId, o.outcome, o.context]),
+      [[job, 'final', undefined]],
+    );
+    assert.ok(got[0]!.reports[0]!.Date instanceof Date);
+    await second.close();
+    assert.equal((JSON.parse(readFileSync(file, 'utf8')) as { jobs: unknown[] }).jobs.length, 0);
+  });
+
+  it('keeps a finished job until its node subscribes (redeploy), and drops the jobs of a deleted node', async () => {
+    const t = tracker();
+    const a = await send(['+4917099900041']);
+    const b = await send(['+4917099900042']);
+    t.track({ jobId: a, owner: 'gone-for-now', recipients: ['x'], timeoutMs: 60_000 });
+    t.track({ jobId: b, owner: 'deleted', recipients: ['x'], timeoutMs: 60_000 });
+    emu.control.finishJobs();
+    await t.tick();
+    assert.equal(t.size, 2, 'no listener yet: both kept');
+    await t.forget('deleted');
+    assert.equal(t.size, 1);
+    const got = collect(t, 'gone-for-now');
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(
+      got.map((o) => o.JobId),
+      [a],
+    );
+    assert.equal(t.size, 0);
+  });
+});
