@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import {
+  collect,
+  flowWith,
+  helper,
+  loadFlow,
+  nextMessage,
+  send,
+  sleep,
+  startEnv,
+  stopEnv,
+  waitFor,
+  type Env,
+  type FlowNode,
+} from './helpers';
+
+interface Outcome {
+  JobId: number;
+  outcome: string;
+  delivered: number;
+  failed: number;
+  missing: number;
+  reports: { Recipient: string; Status: string }[];
+}
+
+describe('nodes: smsgw-send-sms delivery tracking (outputs 2 and 3)', () => {
+  let env: Env;
+  before(async () => {
+    env = await startEnv();
+    env.emu.control.setBalance('demo', 1_000_000);
+    helper.settings({ userDir: env.userDir, smsgwDeliveryPollInterval: 150 } as Record<string, unknown>);
+  });
+  after(() => stopEnv(env));
+  afterEach(() => helper.unload());
+
+  const sender = (id: string, extra: Record<string, unknown> = {}): FlowNode => ({
+    id,
+    type: 'smsgw-send-sms',
+    gateway: 'cfg',
+    operation: 'SendSMS',
+    recipient: '',
+    recipientType: 'str',
+    text: 'payload',
+    textType: 'msg',
+    caption: 'tracked',
+    captionType: 'str',
+    smsType: 'Standard',
+    smsTypeType: 'smstype',
+    track: true,
+    trackTimeout: 5,
+    wires: [['out'], ['out2'], ['out3']],
+    ...extra,
+  });
+  const flow = (nodes: FlowNode[]): FlowNode[] => [
+    ...flowWith(env.emu.url, nodes),
+    { id: 'out3', type: 'helper', z: 'tab' },
+  ];
+  const dlrRequests = (): number =>
+    env.emu.requests.list().filter((r) => r.operation === 'QueryReceivedDLR').length;
+
+  it('off by default: one output, no delivery-report polling', async () => {
+    const f = flow([sender('s1', { track: undefined, trackTimeout: undefined, wires: [['out']] })]);
+    await loadFlow(f);
+    env.emu.requests.clear();
+    const sent = nextMessage('out');
+    send('s1', { payload: 'untracked', recipient: '+4917012399001' });
+    assert.equal(typeof ((await sent).payload as { JobId: number }).JobId, 'number');
+    env.emu.control.finishJobs();
+    await sleep(400);
+    assert.equal(dlrRequests(), 0);
+    assert.equal(existsSync(path.join(env.userDir, 'smsgw-state', 'smsgw-delivery.cfg.json')), false);
+  });
+
+  it('sends the final reports of the job to output 2, one msg per job, keeping the msg properties', async () => {
+    await loadFlow(flow([sender('s1')]));
+    env.emu.control.setSubscriberState('+4917012399012', 'unreachable');
+    const sent = nextMessage('out');
+    const delivered = nextMessage('out2');
+    send('s1', { payload: 'hello', recipient: ['+4917012399011', '+4917012399012'], orderId: 'A-17' });
+    const jobId = ((await sent).payload as { JobId: number }).JobId;
+    env.emu.control.finishJobs();
+    const msg = await delivered;
+    const o = msg.payload as Outcome;
+    assert.equal(o.JobId, jobId);
+    assert.equal(msg.topic, String(jobId));
+    assert.equal(msg.orderId, 'A-17');
+    assert.equal(o.outcome, 'final');
+    assert.deepEqual([o.delivered, o.failed, o.missing], [1, 1, 0]);
+    assert.deepEqual(o.reports.map((r) => [r.Recipient, r.Status]).sort(), [
+      ['+4917012399011', 'DELIVERED'],
+      ['+4917012399012', 'EXPIRED'],
+    ]);
+  });
+
+  it('sends a job whose reports do not come in time to output 3', async () => {
+    await loadFlow(flow([sender('s1', { trackTimeout: 0.01 })])); // 0.6 s
+    const got2 = collect('out2');
+    const timedOut = nextMessage('out3', 8000);
+    send('s1', { payload: 'never finished', recipient: '+4917012399021' });
+    const o = (await timedOut).payload as Outcome;
+    assert.equal(o.outcome, 'timeout');
+    assert.equal(o.missing, 1);
+    got2.stop();
+    assert.equal(got2.messages.length, 0);
+  });
+
+  it('two tracking nodes on one config share one poll, which stops when nothing is tracked', async () => {
+    await loadFlow(flow([sender('s1'), sender('s2')]));
+    const got = collect('out2');
+    send('s1', { payload: 'a', recipient: '+4917012399031' });
+    send('s2', { payload: 'b', recipient: '+4917012399032' });
+    await waitFor(() => env.emu.requests.list().filter((r) => r.operation === 'SendSMS').length >= 2);
+    env.emu.requests.clear();
+    await sleep(1000);
+    const polls = dlrRequests();
+    // 1 s at 150 ms: one poller gives about 6, two would give about 12.
+    assert.ok(polls >= 2 && polls <= 8, `${polls} QueryReceivedDLR in 1 s`);
+    env.emu.control.finishJobs();
+    await waitFor(() => got.messages.length === 2);
+    assert.deepEqual(
+      got.messages.map((m) => m.topic).sort(),
+      [...new Set(got.messages.map((m) => m.topic))].sort(),
+    );
+    await sleep(300);
+    const after = dlrRequests();
+    await sleep(600);
+    assert.equal(dlrRequests(), after, 'idle: no more polls');
+  });
+
+  it('a restart does not lose tracking: the job tracked before it is reported after it', async () => {
+    const f = flow([sender('s1')]);
+    await loadFlow(f);
+    const sent = nextMessage('out');
+    send('s1', { payload: 'across restart', recipient: '+4917012399041', orderId: 'gone' });
+    const jobId = ((await sent).payload as { JobId: number }).JobId;
+    await helper.unload();
+    env.emu.control.finishJobs();
+    await loadFlow(f);
+    const msg = await nextMessage('out2');
+    assert.equal((msg.payload as Outcome).JobId, jobId);
+    assert.equal((msg.payload as Outcome).outcome, 'final');
+    assert.equal(msg.orderId, undefined, 'the msg itself does not survive a restart');
+  });
+
+  it('a deleted send node leaves no tracked job behind', async () => {
+    const f = flow([sender('s1'), sender('s2')]);
+    await loadFlow(f);
+    const sent = nextMessage('out');
+    send('s1', { payload: 'x', recipient: '+4917012399051' });
+    await sent;
+    const withoutS1 = f.filter((n) => n.id !== 's1').map((n) => n);
+    await helper.setFlows(withoutS1, 'full', { cfg: { user: 'demo', password: 'demo-password' } });
+    const cfg = helper.getNode('cfg') as unknown as { getDeliveryTracker(): { size: number } };
+    assert.equal(cfg.getDeliveryTracker().size, 0);
+  });
+});
