@@ -7,6 +7,7 @@ import { GatewayClient } from '../client';
 import { registerAdminRoutes } from './shared/admin';
 import { clientOptions } from './shared/client-options';
 import { attachDeliveryTracker } from './shared/delivery-host';
+import { ReliabilityHost } from './shared/reliability-host';
 import type { ServiceKind, SmsgwConfigDef, SmsgwConfigNode, SmsgwCredentials } from './shared/types';
 
 /** How long a stopping flow waits for the gateway's requests in flight. */
@@ -16,6 +17,7 @@ interface ConfigInternals extends SmsgwConfigNode {
   service: ServiceKind;
   users: Map<string, Node>;
   client: GatewayClient | undefined;
+  reliability: ReliabilityHost;
 }
 
 export default (RED: NodeAPI): void => {
@@ -31,7 +33,12 @@ export default (RED: NodeAPI): void => {
 
     node.getClient = (): GatewayClient => {
       // Built on first use so a bad setting surfaces as an error on the msg that needed the client.
-      node.client ??= new GatewayClient(clientOptions(def, (node.credentials ?? {}) as SmsgwCredentials));
+      if (node.reliability.configError) throw node.reliability.configError;
+      node.client ??= new GatewayClient({
+        ...clientOptions(def, (node.credentials ?? {}) as SmsgwCredentials),
+        // One flow control for every node of this config: they share its rate, slots and queue.
+        flowControl: node.reliability.flow,
+      });
       return node.client;
     };
     node.register = (user: Node): void => {
@@ -40,29 +47,51 @@ export default (RED: NodeAPI): void => {
     node.deregister = (user: Node): void => {
       node.users.delete(user.id);
     };
+    // Flow control, reference, durable outbox and the auth state shown on every node (docs/reliability.md).
+    node.reliability = new ReliabilityHost(
+      RED,
+      node,
+      def,
+      () => node.getClient(),
+      () => node.users.values(),
+    );
     // The one delivery-report poll shared by this config's tracking send nodes.
     attachDeliveryTracker(RED, node);
 
-    node.on('close', (_removed: boolean, done: () => void) => {
-      const client = node.client;
-      node.client = undefined;
-      if (!client) {
-        done();
-        return;
-      }
-      // close() lets requests in flight finish; Node-RED gives a close handler 15 s, so stop waiting sooner
-      // (the pool still closes in the background once those requests end or time out).
+    node.on('close', (removed: boolean, done: () => void) => {
+      // The outbox first (a send from it may be under way), then the client; within Node-RED's 15 s.
       let timer: NodeJS.Timeout | undefined;
       const waited = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, CLOSE_WAIT_MS);
       });
-      Promise.race([client.close(), waited])
+      void Promise.race([node.reliability.close(removed), waited])
         .catch((err: unknown) => node.warn(err instanceof Error ? err.message : String(err)))
-        .finally(() => {
+        .then(() => {
           clearTimeout(timer);
-          done();
+          closeClient(node, done);
         });
     });
+  }
+
+  function closeClient(node: ConfigInternals, done: () => void): void {
+    const client = node.client;
+    node.client = undefined;
+    if (!client) {
+      done();
+      return;
+    }
+    // close() lets requests in flight finish; Node-RED gives a close handler 15 s, so stop waiting sooner
+    // (the pool still closes in the background once those requests end or time out).
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_WAIT_MS);
+    });
+    Promise.race([client.close(), waited])
+      .catch((err: unknown) => node.warn(err instanceof Error ? err.message : String(err)))
+      .finally(() => {
+        clearTimeout(timer);
+        done();
+      });
   }
 
   RED.nodes.registerType<ConfigInternals, SmsgwConfigDef, object, SmsgwCredentials>(

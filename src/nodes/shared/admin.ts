@@ -6,7 +6,7 @@ import { clientOptions } from './client-options';
 import { toGatewayError } from './errors';
 import { editorCatalogue } from './operations';
 import { queryBalance } from './gateway';
-import type { ServiceKind, SmsgwConfigDef, SmsgwCredentials } from './types';
+import type { ServiceKind, SmsgwConfigDef, SmsgwConfigNode, SmsgwCredentials } from './types';
 
 /** What the editor's password field holds when a password is already stored. */
 export const PASSWORD_PLACEHOLDER = '__PWRD__';
@@ -36,6 +36,39 @@ export function registerAdminRoutes(RED: NodeAPI): void {
     const body = (req.body ?? {}) as { text?: unknown };
     res.json(analyzeText(typeof body.text === 'string' ? body.text : ''));
   });
+
+  // The durable outbox of a deployed config node: list (entries hold no credentials) and clear.
+  const hostOf = (id: string) => (RED.nodes.getNode(id) as SmsgwConfigNode | null)?.reliability;
+  app.get(
+    '/smsgw-config/:id/outbox',
+    RED.auth.needsPermission('smsgw-config.read'),
+    (req: Request, res: Response) => {
+      const host = hostOf(String(req.params.id));
+      if (!host) {
+        res.status(404).json({ enabled: false, entries: [] });
+        return;
+      }
+      void host.list().then(
+        (r) => res.json(r),
+        (e: unknown) => res.status(500).json({ message: e instanceof Error ? e.message : String(e) }),
+      );
+    },
+  );
+  app.delete(
+    '/smsgw-config/:id/outbox',
+    RED.auth.needsPermission('smsgw-config.write'),
+    (req: Request, res: Response) => {
+      const host = hostOf(String(req.params.id));
+      if (!host) {
+        res.status(404).json({ cleared: 0 });
+        return;
+      }
+      void host.clear().then(
+        (cleared) => res.json({ cleared }),
+        (e: unknown) => res.status(500).json({ message: e instanceof Error ? e.message : String(e) }),
+      );
+    },
+  );
 
   app.post(
     '/smsgw-config/:id/test',

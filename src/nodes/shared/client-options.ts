@@ -1,5 +1,7 @@
 import type { GatewayClientOptions } from '../../client';
 import { GatewayError } from '../../errors';
+import type { FlowControlOptions } from '../../reliability/flow-control';
+import type { ReferenceOptions } from '../../reliability/reference';
 import type { SmsgwConfigDef, SmsgwCredentials, TransportKind } from './types';
 
 const TRANSPORTS: readonly TransportKind[] = ['soap11', 'soap12', 'get', 'post'];
@@ -65,5 +67,43 @@ export function clientOptions(def: SmsgwConfigDef, creds: SmsgwCredentials): Gat
     options.tls = { rejectUnauthorized: def.tlsRejectUnauthorized !== false };
     if (ca) options.tls.ca = ca;
   }
+  options.reference = referenceOf(def) ?? false;
   return options;
+}
+
+/** The reference setting of a config node: suffix (default), prefix, or undefined when off. */
+export function referenceOf(
+  def: Pick<SmsgwConfigDef, 'reference' | 'referenceSeparator'>,
+): ReferenceOptions | undefined {
+  if (def.reference === 'off') return undefined;
+  const out: ReferenceOptions = { position: def.reference === 'prefix' ? 'prefix' : 'suffix' };
+  // The separator is kept as typed (a space is meaningful); blank means the default.
+  if (typeof def.referenceSeparator === 'string' && def.referenceSeparator !== '')
+    out.separator = def.referenceSeparator;
+  return out;
+}
+
+function whole(v: number | string | undefined, name: string, allowZero: boolean): number | undefined {
+  if (v === undefined || v === null || String(v).trim() === '') return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0))
+    throw new GatewayError('CONFIG', `${name} must be a ${allowZero ? 'non-negative' : 'positive'} number`);
+  return n;
+}
+
+/**
+ * Flow control of a config node: requests per second (blank = none), messages in flight (blank = the
+ * connection count, so nothing waits unbounded inside the connection pool) and the bounded queue.
+ */
+export function flowOptions(def: SmsgwConfigDef): FlowControlOptions {
+  const rate = whole(def.rate, 'requests per second', true);
+  const concurrent = whole(def.maxConcurrent, 'messages in flight', false);
+  const queue = whole(def.maxQueue, 'queue size', true);
+  const connections = positive(def.maxConnections, 'maximum concurrent requests') ?? 8;
+  const out: FlowControlOptions = {
+    maxConcurrent: Math.max(1, Math.round(concurrent ?? connections)),
+    maxQueue: Math.round(queue ?? 1000),
+  };
+  if (rate) out.ratePerSecond = rate;
+  return out;
 }

@@ -3,6 +3,11 @@ import { GatewayError } from '../../errors';
 import { sharedKey } from './status';
 import type { SmsgwConfigNode } from './types';
 
+const configs = new WeakMap<Node, SmsgwConfigNode>();
+
+/** The config node a node attached to (for the shared status: queue depth, outbox, auth state). */
+export const configOf = (node: Node): SmsgwConfigNode | undefined => configs.get(node);
+
 /**
  * Looks up the config node a node refers to and registers the node with it. Returns undefined (and shows a
  * red status) when the reference is missing, so the node can still be deployed and report on each input.
@@ -18,6 +23,7 @@ export function attachConfig(
     return undefined;
   }
   config.register(node);
+  configs.set(node, config);
   node.on('close', (_removed: boolean, done: () => void) => {
     config.deregister(node);
     done();

@@ -4,7 +4,10 @@ import { GatewayError } from '../../errors';
 import { methodName } from '../../client';
 import type { ServiceKind } from './types';
 
-type Method = (params: Record<string, unknown>, options?: { signal?: AbortSignal }) => Promise<unknown>;
+type Method = (
+  params: Record<string, unknown>,
+  options?: { signal?: AbortSignal; reference?: string },
+) => Promise<unknown>;
 
 /**
  * Runs one catalogue operation through the client's typed method (which checks LoginStatus, CreateStatus
@@ -15,6 +18,7 @@ export function callOperation(
   op: OperationDef,
   params: Record<string, unknown>,
   signal: AbortSignal,
+  reference?: string,
 ): Promise<unknown> {
   const group = (client as unknown as Record<string, Record<string, unknown> | undefined>)[op.service];
   const fn = group?.[methodName(op)];
@@ -23,7 +27,7 @@ export function callOperation(
       new GatewayError('CONFIG', `the client offers no ${op.service}.${methodName(op)}()`),
     );
   }
-  return (fn as Method).call(group, params, { signal });
+  return (fn as Method).call(group, params, reference ? { signal, reference } : { signal });
 }
 
 /** Balance in credits from QueryAccountBalance, or QueryBalance2 of the older service. */

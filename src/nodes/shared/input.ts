@@ -1,6 +1,7 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
+import { configOf } from './config';
 import { NodeGatewayError, statusTextOf, toGatewayError } from './errors';
-import { failed, inFlight } from './status';
+import { failed, inFlight, sharedKey, warn } from './status';
 
 export interface InputResult {
   /** Becomes msg.payload; every other property of the incoming msg is kept. */
@@ -11,30 +12,75 @@ export interface InputResult {
   more?: (NodeMessage | null)[];
 }
 
-export type InputHandler = (msg: NodeMessageInFlow, signal: AbortSignal) => Promise<InputResult>;
+export interface InputContext {
+  /** The message went into the durable outbox: the node shows it as kept until the outbox sends it. */
+  kept(): void;
+}
+
+export type InputHandler = (
+  msg: NodeMessageInFlow,
+  signal: AbortSignal,
+  ctx: InputContext,
+) => Promise<InputResult>;
 
 /**
- * The one input path of every action node: counts requests in flight (blue status), sends the msg with its
- * result then calls done(), or calls done(err) only (a Catch node gets msg.error with code and cause).
- * Requests still running when the node closes are aborted.
+ * The one input path of every action node: counts requests in flight (blue status, with the config's queue
+ * depth), sends the msg with its result then calls done(), or calls done(err) only (a Catch node gets
+ * msg.error with code and cause). An AUTH failure of any node of the config shows a red ring on all of them
+ * until a call succeeds. Requests still running when the node closes are aborted.
  */
 export function onInput(RED: NodeAPI, node: Node, handler: InputHandler): void {
   const running = new Set<AbortController>();
+  const kept = new Set<AbortController>();
   let lastStatus: NodeStatus = {};
+  let shown = '';
+  const host = configOf(node)?.reliability;
 
-  const show = (): void => {
-    node.status(running.size > 0 ? inFlight(RED, running.size) : lastStatus);
+  const compose = (): NodeStatus => {
+    const health = host?.health();
+    if (health?.authFailed !== undefined)
+      return failed(RED._(sharedKey('status.authFailed'), { status: health.authFailed }));
+    const active = running.size - kept.size;
+    if (active > 0) {
+      const depth = health?.depth ?? 0;
+      return depth > 0
+        ? {
+            fill: 'blue',
+            shape: 'dot',
+            text: RED._(sharedKey('status.inflightQueued'), { count: active, depth }),
+          }
+        : inFlight(RED, active);
+    }
+    if (kept.size > 0) return warn(RED._(sharedKey('status.kept'), { count: kept.size }));
+    return lastStatus;
   };
+  const show = (): void => {
+    const status = compose();
+    // Unchanged statuses are not sent again (a busy node would flood the editor).
+    const key = JSON.stringify(status);
+    if (key === shown) return;
+    shown = key;
+    node.status(status);
+  };
+  const unsubscribe = host?.subscribe(node, show);
 
   node.on('input', (msg: NodeMessageInFlow, send, done) => {
     const controller = new AbortController();
     running.add(controller);
     show();
-    handler(msg, controller.signal)
+    const ctx: InputContext = {
+      kept: () => {
+        kept.add(controller);
+        show();
+      },
+    };
+    handler(msg, controller.signal, ctx)
       .then(
         (result) => {
           running.delete(controller);
+          kept.delete(controller);
           lastStatus = result.status;
+          host?.report(undefined);
           show();
           (msg as Record<string, unknown>).payload = result.payload;
           send(result.more ? [msg, ...result.more] : msg);
@@ -42,8 +88,10 @@ export function onInput(RED: NodeAPI, node: Node, handler: InputHandler): void {
         },
         (err: unknown) => {
           running.delete(controller);
+          kept.delete(controller);
           const gatewayError = toGatewayError(err);
           lastStatus = failed(statusTextOf(gatewayError));
+          host?.report(gatewayError);
           show();
           done(new NodeGatewayError(gatewayError));
         },
@@ -55,8 +103,10 @@ export function onInput(RED: NodeAPI, node: Node, handler: InputHandler): void {
   });
 
   node.on('close', () => {
+    unsubscribe?.();
     for (const c of running) c.abort();
     running.clear();
+    kept.clear();
     node.status({});
   });
 }

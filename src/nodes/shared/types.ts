@@ -1,5 +1,6 @@
 import type { Node, NodeDef, NodeMessage } from 'node-red';
 import type { GatewayClient } from '../../client';
+import type { ReliabilityHost } from './reliability-host';
 
 /** Which of the two services a config node talks to for balance, inbound and connection tests. */
 export type ServiceKind = 'gateway' | 'legacy';
@@ -24,6 +25,18 @@ export interface SmsgwConfigDef extends NodeDef {
   proxyUrl?: string;
   tlsRejectUnauthorized?: boolean;
   tlsCa?: string;
+  /** The unique reference in every send's Caption: suffix (default), prefix or off. */
+  reference?: 'suffix' | 'prefix' | 'off';
+  /** Text between the caption and the reference (default ' #'). */
+  referenceSeparator?: string;
+  /** Flow control: requests per second (blank = no limit). */
+  rate?: number | string;
+  /** Flow control: messages in flight at once (blank = the connection count). */
+  maxConcurrent?: number | string;
+  /** Flow control: messages that may wait; one more fails with QUEUE_FULL (default 1000). */
+  maxQueue?: number | string;
+  /** Durable outbox for sends while the gateway is unreachable (default off). */
+  outbox?: boolean;
 }
 
 export interface SmsgwConfigNode extends Node<SmsgwCredentials> {
@@ -32,6 +45,8 @@ export interface SmsgwConfigNode extends Node<SmsgwCredentials> {
   getClient(): GatewayClient;
   register(user: Node): void;
   deregister(user: Node): void;
+  /** Flow control, reference, outbox and the connection state shared by this config's nodes. */
+  readonly reliability?: ReliabilityHost;
 }
 
 /** A typedInput value as stored in a node's defaults: the value text and its type (msg, str, env, ...). */

@@ -1,0 +1,94 @@
+/**
+ * The one path of every send node's message to the gateway: the unique reference in the Caption (the config
+ * node's setting), the flow control of the config node (inside the client), and the durable outbox when the
+ * config has it on. Resolves with what the node outputs: the result, the caption as sent, and whether the job
+ * was found by its reference (`recovered`) or sent later from the outbox.
+ */
+import type { OperationDef } from '../../catalogue';
+import { captionParamOf } from '../../reliability/job-lookup';
+import {
+  captionWithReference,
+  createReference,
+  resolveReferenceOptions,
+  type ResolvedReferenceOptions,
+} from '../../reliability/reference';
+import { callOperation } from './gateway';
+import type { SmsgwConfigNode } from './types';
+
+export interface SendDone {
+  value: unknown;
+  /** The caption as the gateway got it (the flow's caption plus the reference); undefined without a Caption. */
+  caption: string | undefined;
+  reference: string | undefined;
+  /** The job was found by its reference after an answer was lost (or a retry was refused as duplicate). */
+  recovered: boolean;
+  /** The message was kept in the outbox and sent from there later. */
+  outbox: boolean;
+}
+
+const isRecovered = (value: unknown): boolean =>
+  Array.isArray(value)
+    ? value.some(isRecovered)
+    : typeof value === 'object' && value !== null && (value as Record<string, unknown>).recovered === true;
+
+function asSent(
+  caption: unknown,
+  reference: string | undefined,
+  options: ResolvedReferenceOptions | undefined,
+): string | undefined {
+  const base = typeof caption === 'string' ? caption : '';
+  if (!reference) return base;
+  return captionWithReference(base, reference, options ?? resolveReferenceOptions(undefined));
+}
+
+/**
+ * Sends one message. `onKept` is called when the gateway could not be reached and the message went into the
+ * outbox: the promise then resolves only once the outbox sent it (or rejects when it is refused for good,
+ * cleared, or the node stops: `signal`).
+ */
+export async function sendMessage(
+  cfg: SmsgwConfigNode,
+  op: OperationDef,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+  onKept?: () => void,
+): Promise<SendDone> {
+  const host = cfg.reliability;
+  if (host?.configError) throw host.configError;
+  const client = cfg.getClient();
+  const captionParam = captionParamOf(op);
+  const caption = captionParam ? params[captionParam] : undefined;
+  const box = captionParam && host ? await host.outbox() : undefined;
+  if (box && host) {
+    const r = await box.submit(op.service, op.name, params);
+    if (r.state === 'sent') {
+      return {
+        value: r.result,
+        caption: asSent(caption, r.reference, host.referenceOptions),
+        reference: r.reference,
+        recovered: isRecovered(r.result),
+        outbox: false,
+      };
+    }
+    onKept?.();
+    const later = await host.waitFor(r.id, signal);
+    return {
+      value: later.result,
+      caption: asSent(caption, later.reference, host.referenceOptions),
+      reference: later.reference,
+      recovered: isRecovered(later.result),
+      outbox: true,
+    };
+  }
+  // Chosen here (not inside the client) so the node knows the caption as sent.
+  const options = host?.referenceOptions;
+  const reference = captionParam && options ? createReference(options.length) : undefined;
+  const value = await callOperation(client, op, params, signal, reference);
+  return {
+    value,
+    caption: captionParam ? asSent(caption, reference, options) : undefined,
+    reference,
+    recovered: isRecovered(value),
+    outbox: false,
+  };
+}
