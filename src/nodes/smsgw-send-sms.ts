@@ -2,7 +2,8 @@
  * smsgw-send-sms: SendSMS, SendSimpleSMS or SendMobileOrFixlineSMS of the typed service.
  * In: msg.payload (text, by default), msg.topic (caption, by default); msg.recipient(s), msg.sender,
  * msg.smsType, msg.sendDate, msg.jobPriority and msg.operation override the dialog.
- * Out: msg.payload = { operation, JobId, CreateStatus, queued, segments, encoding, recipients, results? }.
+ * Out: msg.payload = { operation, JobId, CreateStatus, queued, segments, encoding, recipients, results?,
+ * caption (as sent, with the reference), reference, recovered, outbox? } (shared/send-path.ts).
  * With "track delivery": output 2 gets the job's final reports, output 3 the jobs whose reports did not come in
  * time (shared/tracking.ts: one poll per config node).
  */
@@ -10,11 +11,11 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { GatewayError } from '../errors';
 import { analyzeText } from '../text';
 import { attachConfig, requireConfig } from './shared/config';
-import { callOperation } from './shared/gateway';
 import { onInput } from './shared/input';
 import { coerceParams, selectOperation } from './shared/operations';
-import { fieldOf, msgOverride, toRecipients, toText } from './shared/props';
+import { fieldOf, msgOverride, toDate, toRecipients, toText } from './shared/props';
 import { sendOutcome } from './shared/results';
+import { messageText, sendMessage, sentFields } from './shared/send-path';
 import { jobStatus } from './shared/status';
 import { setupTracking } from './shared/tracking';
 
@@ -35,12 +36,12 @@ export default (RED: NodeAPI): void => {
     const d = def as Record<string, unknown>;
     const tracking = setupTracking(RED, node, config, def);
 
-    onInput(RED, node, async (msg, signal) => {
+    onInput(RED, node, async (msg, signal, ctx) => {
       const cfg = requireConfig(config);
       const op = selectOperation('smsgw-send-sms', def.operation || 'SendSMS', msgOverride(msg, 'operation'));
       const get = (name: string, msgProp?: string): Promise<unknown> =>
         fieldOf(RED, node, d, msg, name, msgProp);
-      const text = toText(await get('text')) ?? '';
+      const text = messageText(await get('text'), op.name);
       const recipients = toRecipients(
         msgOverride(msg, 'recipients') ?? (await get('recipient', 'recipient')),
       );
@@ -52,13 +53,16 @@ export default (RED: NodeAPI): void => {
         });
       }
       const smsType = toText(await get('smsType', 'smsType'));
+      const sendDate = await get('sendDate', 'sendDate');
+      // Checked for every operation (SendSimpleSMS takes the date as text and would pass any text on).
+      if (sendDate !== undefined && sendDate !== null && sendDate !== '') toDate(sendDate, 'sendDate');
       const raw: Record<string, unknown> = {
         Caption: toText(await get('caption', 'caption')) ?? '',
         Sender: toText(await get('sender', 'sender')) ?? '',
         Recipient: op.name === 'SendSMS' ? recipients : recipients.join(','),
         SMSText: text,
         // Blank = now: .NET's "no date" for a dateTime, empty text for the string-typed SendDate.
-        SendDate: (await get('sendDate', 'sendDate')) ?? (op.name === 'SendSMS' ? null : ''),
+        SendDate: sendDate ?? (op.name === 'SendSMS' ? null : ''),
         JobPriority: await get('jobPriority', 'jobPriority'),
       };
       if (op.name === 'SendMobileOrFixlineSMS') {
@@ -67,8 +71,8 @@ export default (RED: NodeAPI): void => {
         raw.SmsTyp = smsType || 'Standard';
       }
       const params = coerceParams(op, raw);
-      const result = await callOperation(cfg.getClient(), op, params, signal);
-      const outcome = sendOutcome(result);
+      const sent = await sendMessage(cfg, op, params, signal, ctx.kept);
+      const outcome = sendOutcome(sent.value);
       const analysis = analyzeText(text);
       tracking?.track(msg, outcome, recipients);
       return {
@@ -78,6 +82,7 @@ export default (RED: NodeAPI): void => {
           segments: analysis.segments,
           encoding: analysis.encoding,
           recipients,
+          ...sentFields(sent),
         },
         status: jobStatus(RED, outcome.JobId, outcome.queued),
       };

@@ -5,6 +5,7 @@
  * was found by its reference (`recovered`) or sent later from the outbox.
  */
 import type { OperationDef } from '../../catalogue';
+import { GatewayError } from '../../errors';
 import { captionParamOf } from '../../reliability/job-lookup';
 import {
   captionWithReference,
@@ -91,4 +92,29 @@ export async function sendMessage(
     recovered: isRecovered(value),
     outbox: false,
   };
+}
+
+/** What every send node adds to msg.payload: the caption as sent, the reference, recovered, outbox. */
+export function sentFields(sent: SendDone): Record<string, unknown> {
+  const out: Record<string, unknown> = { recovered: sent.recovered };
+  if (sent.caption !== undefined) out.caption = sent.caption;
+  if (sent.reference !== undefined) out.reference = sent.reference;
+  if (sent.outbox) out.outbox = true;
+  return out;
+}
+
+/**
+ * The text of a message: a string, a number or a Buffer. Anything else (an object, an array, a boolean) is
+ * most likely a flow that forgot to pick the text out of its payload: refused before anything is sent.
+ */
+export function messageText(value: unknown, operation: string): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  const kind = Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+  throw new GatewayError('VALIDATION', `the message text must be a string, got ${kind}`, {
+    operation,
+    ambiguous: false,
+  });
 }
