@@ -1,4 +1,13 @@
-import { Pool, ProxyAgent, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type { Dispatcher } from 'undici';
+
+type Undici = typeof import('undici');
+let undici: Undici | undefined;
+/**
+ * undici is loaded with the first pool, not when this module is required: Node-RED requires every installed
+ * node module at start, and undici is most of this package's load time (bench/footprint.ts).
+ */
+const lib = (): Undici => (undici ??= createRequire(__filename)('undici') as Undici);
 
 export interface TlsOptions {
   /** Extra CA certificate(s), PEM. */
@@ -30,9 +39,13 @@ function connectOptions(tls: TlsOptions | undefined): {
 export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const connect = connectOptions(opts.tls);
   if (opts.proxyUrl) {
-    return new ProxyAgent({ uri: opts.proxyUrl, connections: opts.maxConnections, requestTls: connect });
+    return new (lib().ProxyAgent)({
+      uri: opts.proxyUrl,
+      connections: opts.maxConnections,
+      requestTls: connect,
+    });
   }
-  return new Pool(opts.origin, {
+  return new (lib().Pool)(opts.origin, {
     connections: opts.maxConnections,
     pipelining: 1,
     keepAliveTimeout: 4_000,
