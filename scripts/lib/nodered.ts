@@ -68,7 +68,7 @@ export async function startNodeRed(o: NodeRedOptions): Promise<RunningNodeRed> {
   );
   const url = `http://127.0.0.1:${o.port}`;
   try {
-    await waitForHttp(`${url}/settings`, 60000, () => proc.child.exitCode === null);
+    await waitForHttp(`${url}/settings`, 60000, () => proc.alive());
   } catch (e) {
     await proc.stop();
     throw new Error(`${(e as Error).message}\n${proc.output()}`, { cause: e });

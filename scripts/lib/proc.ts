@@ -27,6 +27,8 @@ export interface Started {
   child: ChildProcess;
   /** Everything the child printed so far (stdout and stderr interleaved). */
   output(): string;
+  /** False once the child exited or could not be started. */
+  alive(): boolean;
   /** Resolves with the first match of `re` in the output, rejects when the child exits first or on timeout. */
   waitFor(re: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
   stop(): Promise<void>;
@@ -56,7 +58,17 @@ export function start(cmd: string, args: string[], opts: StartOptions = {}): Sta
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let spawnError: Error | undefined;
+  // a binary that cannot be started emits 'error' instead of 'exit'; unhandled, it would crash the caller
+  child.once('error', (e) => {
+    spawnError = e;
+    out += `\n${cmd}: ${e.message}\n`;
+    for (const l of listeners) l();
+  });
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
   child.once('exit', () => {
     log?.end();
     for (const l of listeners) l();
@@ -65,6 +77,7 @@ export function start(cmd: string, args: string[], opts: StartOptions = {}): Sta
   return {
     child,
     output: () => out,
+    alive: () => !spawnError && child.exitCode === null && child.signalCode === null,
     waitFor(re, timeoutMs) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
@@ -72,7 +85,7 @@ export function start(cmd: string, args: string[], opts: StartOptions = {}): Sta
           if (m) {
             done();
             resolve(m);
-          } else if (child.exitCode !== null || child.signalCode !== null) {
+          } else if (spawnError || child.exitCode !== null || child.signalCode !== null) {
             done();
             reject(
               new Error(
@@ -94,7 +107,7 @@ export function start(cmd: string, args: string[], opts: StartOptions = {}): Sta
       });
     },
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (spawnError || child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGINT');
       const timer = setTimeout(() => child.kill('SIGKILL'), 8000);
       await exited;
