@@ -24,19 +24,26 @@ export default (RED: NodeAPI): void => {
     const config = attachConfig(RED, node, def.gateway);
     const limit = toInt(def.limit, 'limit') ?? 0;
 
-    setupPolling<{ seen: string[] }>(RED, node, def, { seen: [] }, async ({ signal, state }) => {
-      const client = requireConfig(config).getClient();
-      const results = await client.information.queryNewHlrJobs({ Limit: limit }, { signal });
-      const seen = new SeenIds(state.seen);
-      const messages: NodeMessage[] = [];
-      for (const r of results) {
-        const key = String(r.Id);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        messages.push({ payload: r, topic: r.Number, jobId: r.JobId } as NodeMessage);
-      }
-      return { messages, state: { seen: seen.toJSON() } };
-    });
+    setupPolling<{ seen: string[] }>(
+      RED,
+      node,
+      def,
+      { seen: [] },
+      async ({ signal, state }) => {
+        const client = requireConfig(config).getClient();
+        const results = await client.information.queryNewHlrJobs({ Limit: limit }, { signal });
+        const seen = new SeenIds(state.seen);
+        const messages: NodeMessage[] = [];
+        for (const r of results) {
+          const key = String(r.Id);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          messages.push({ payload: r, topic: r.Number, jobId: r.JobId } as NodeMessage);
+        }
+        return { messages, state: { seen: seen.toJSON() } };
+      },
+      { destructive: true },
+    );
   }
 
   RED.nodes.registerType('smsgw-hlr-results', SmsgwHlrResults);

@@ -47,31 +47,38 @@ export default (RED: NodeAPI): void => {
   function start(node: Node, def: InboundDef): void {
     const config = attachConfig(RED, node, def.gateway);
 
-    setupPolling<InboundState>(RED, node, def, { seen: [] }, async ({ signal, state }) => {
-      const cfg = requireConfig(config);
-      const client = cfg.getClient();
-      const records: Rec[] =
-        cfg.service === 'legacy'
-          ? ((await client.legacy.getNewRecivedSms2({}, { signal })).records as Rec[])
-          : ((await client.information.queryReceivedNewSms({}, { signal })) as unknown as Rec[]);
-      const seen = new SeenIds(state.seen);
-      const messages: NodeMessage[] = [];
-      for (const r of records) {
-        const key = inboundKey(r);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        if (isReport(r) && !def.includeReports) continue;
-        const sender = String(pick(r, 'Sender', 'sender') ?? '');
-        messages.push({
-          payload: String(pick(r, 'Text', 'message', 'Message', 'text') ?? ''),
-          topic: sender,
-          from: sender,
-          recipient: sender,
-          sms: r,
-        } as NodeMessage);
-      }
-      return { messages, state: { seen: seen.toJSON() } };
-    });
+    setupPolling<InboundState>(
+      RED,
+      node,
+      def,
+      { seen: [] },
+      async ({ signal, state }) => {
+        const cfg = requireConfig(config);
+        const client = cfg.getClient();
+        const records: Rec[] =
+          cfg.service === 'legacy'
+            ? ((await client.legacy.getNewRecivedSms2({}, { signal })).records as Rec[])
+            : ((await client.information.queryReceivedNewSms({}, { signal })) as unknown as Rec[]);
+        const seen = new SeenIds(state.seen);
+        const messages: NodeMessage[] = [];
+        for (const r of records) {
+          const key = inboundKey(r);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          if (isReport(r) && !def.includeReports) continue;
+          const sender = String(pick(r, 'Sender', 'sender') ?? '');
+          messages.push({
+            payload: String(pick(r, 'Text', 'message', 'Message', 'text') ?? ''),
+            topic: sender,
+            from: sender,
+            recipient: sender,
+            sms: r,
+          } as NodeMessage);
+        }
+        return { messages, state: { seen: seen.toJSON() } };
+      },
+      { destructive: true },
+    );
   }
 
   RED.nodes.registerType('smsgw-inbound', SmsgwInbound);

@@ -290,9 +290,9 @@ describe('nodes: polling triggers', () => {
       assert.ok(['NETWORK', 'TIMEOUT'].includes((msg.error as { code: string }).code));
     });
 
-    it('stopping the flow aborts the poll in flight', async () => {
+    it('stopping the flow aborts the poll in flight (a read that does not collect)', async () => {
       await loadFlow(
-        flowWith(hangingUrl, [poller('smsgw-inbound', { inputs: 0 })], {
+        flowWith(hangingUrl, [poller('smsgw-dlr', { inputs: 0 })], {
           timeout: 600,
           gatewayNamespace: 'https://gateway.smsgw.example/',
         }),

@@ -1,7 +1,7 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { NodeGatewayError, statusTextOf, toGatewayError } from './errors';
 import { Poller } from './poller';
-import { StateFile } from './state-file';
+import { ContextStateStore, FileStateStore, type StateStore } from './state-store';
 import { failed, idle, sharedKey } from './status';
 
 /** Smallest poll interval accepted, in seconds (a gateway is not a message bus). */
@@ -13,6 +13,53 @@ export interface PollDef {
   interval?: number | string;
   /** 1 = "poll on input" mode (the editor sets it together with the checkbox). */
   inputs?: number | string;
+  /** A Node-RED context store name to keep the state in; blank = a file in the user directory. */
+  store?: string;
+}
+
+export interface PollOptions {
+  /**
+   * The operation marks what it returns as collected (QueryReceivedNewSMS, GetNewRecivedSMS2, QueryNewHLRJobs):
+   * the fetched messages are written to the state before they are emitted and emitted after a restart if
+   * the node stopped in between, and a read in flight when the flow stops gets READ_GRACE_MS to finish.
+   */
+  destructive?: boolean;
+}
+
+/** How long a destructive read in flight may finish after the flow began to stop (its records are kept). */
+export const READ_GRACE_MS = 5000;
+
+/** The persisted shape: the node's own state plus messages fetched but not yet handed to the flow. */
+type Persisted<S> = S & { pending?: unknown[] };
+
+/** JSON with Dates kept as { $date } so records read back after a restart look as they did. */
+export function encodePending(messages: NodeMessage[]): unknown[] {
+  return JSON.parse(
+    JSON.stringify(messages, function (this: Record<string, unknown>, key: string, value: unknown) {
+      const raw = this[key];
+      return raw instanceof Date ? { $date: Number.isNaN(raw.getTime()) ? null : raw.toISOString() } : value;
+    }),
+  ) as unknown[];
+}
+
+export function decodePending(pending: unknown[]): NodeMessage[] {
+  return JSON.parse(JSON.stringify(pending), (_key: string, value: unknown) => {
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      const keys = Object.keys(value);
+      if (keys.length === 1 && keys[0] === '$date') {
+        const d = (value as { $date: unknown }).$date;
+        return typeof d === 'string' ? new Date(d) : new Date(NaN);
+      }
+    }
+    return value;
+  }) as NodeMessage[];
+}
+
+export function stateStoreFor<S>(RED: NodeAPI, node: Node, def: PollDef): StateStore<S> {
+  const name = typeof def.store === 'string' ? def.store.trim() : '';
+  return name
+    ? new ContextStateStore<S>(node, name, def.type)
+    : new FileStateStore<S>(RED.settings.userDir as string | undefined, def.type, def.id);
 }
 
 export interface PollContext<S> {
@@ -33,26 +80,82 @@ export interface PollResult<S> {
  * The common part of the polling trigger nodes: interval or "poll on input" mode, statuses, logging,
  * back-off, abort on close, and state persisted AFTER the messages were sent (so a crash between the two
  * can only repeat, never skip, and the de-duplication state covers every message that left the node).
+ * The state lives in a file under the user directory or in the context store named by def.store.
  */
-export function setupPolling<S>(
+export function setupPolling<S extends object>(
   RED: NodeAPI,
   node: Node,
   def: PollDef,
   initial: S,
   poll: (ctx: PollContext<S>) => Promise<PollResult<S>>,
+  options: PollOptions = {},
 ): void {
-  const store = new StateFile<S>(RED.settings.userDir as string | undefined, def.type, def.id);
-  let state: S = store.load() ?? initial;
+  const store = stateStoreFor<Persisted<S>>(RED, node, def);
+  let state: S = initial;
+  let pending: NodeMessage[] = [];
+  const ready = store.load().then(
+    (loaded) => {
+      if (!loaded) return;
+      const { pending: saved, ...rest } = loaded;
+      state = rest as unknown as S;
+      pending = Array.isArray(saved) ? decodePending(saved) : [];
+    },
+    (err: unknown) => {
+      node.warn(RED._(sharedKey('errors.stateLoad'), { where: store.where, message: String(err) }));
+    },
+  );
   const onInputMode = Number(def.inputs) === 1;
   let trigger: NodeMessageInFlow | undefined;
 
+  /** A signal that aborts READ_GRACE_MS after the poller's, for reads that must not be cut off. */
+  const graceful = (signal: AbortSignal): { signal: AbortSignal; dispose(): void } => {
+    const c = new AbortController();
+    let t: NodeJS.Timeout | undefined;
+    const onAbort = (): void => {
+      t = setTimeout(() => c.abort(signal.reason), READ_GRACE_MS);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    return {
+      signal: c.signal,
+      dispose: () => {
+        signal.removeEventListener('abort', onAbort);
+        clearTimeout(t);
+      },
+    };
+  };
+
   const runOnce = async (signal: AbortSignal): Promise<void> => {
+    await ready;
+    if (signal.aborted) return;
     node.status({ fill: 'blue', shape: 'dot', text: sharedKey('status.polling') });
-    const result = await poll({ signal, state, ...(trigger ? { trigger } : {}) });
+    if (pending.length > 0) {
+      // Fetched before the last stop or crash and maybe never emitted: hand them on first.
+      for (const m of pending) node.send(m);
+      pending = [];
+      await store.save(state as Persisted<S>);
+    }
+    const read = options.destructive ? graceful(signal) : { signal, dispose: () => undefined };
+    let result: PollResult<S>;
+    try {
+      result = await poll({ signal: read.signal, state, ...(trigger ? { trigger } : {}) });
+    } finally {
+      read.dispose();
+    }
+    if (options.destructive && result.messages.length > 0) {
+      // Collected on the server now: keep them until they have been handed to the flow.
+      state = result.state;
+      pending = result.messages;
+      await store.save({ ...result.state, pending: encodePending(result.messages) }).catch((err: unknown) => {
+        // Emitting now is still better than losing them.
+        node.warn(RED._(sharedKey('errors.stateSave'), { where: store.where, message: String(err) }));
+      });
+      if (signal.aborted) return;
+      pending = [];
+    }
     if (signal.aborted) return;
     for (const m of result.messages) node.send(m);
     state = result.state;
-    await store.save(state);
+    await store.save(state as Persisted<S>);
     const time = new Date().toLocaleTimeString();
     node.status(
       result.messages.length > 0
