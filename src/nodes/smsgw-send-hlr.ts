@@ -8,7 +8,9 @@ import { GatewayError } from '../errors';
 import { attachConfig, requireConfig } from './shared/config';
 import { onInput } from './shared/input';
 import { fieldOf, msgOverride, toRecipients, toText } from './shared/props';
+import { operationOf } from './shared/operations';
 import { sendOutcome } from './shared/results';
+import { sendMessage, sentFields } from './shared/send-path';
 import { jobStatus, ok, sharedKey } from './shared/status';
 
 interface SendHlrDef extends NodeDef {
@@ -48,18 +50,24 @@ export default (RED: NodeAPI): void => {
       Number((RED.settings as unknown as Record<string, unknown>).smsgwSendHlrPollInterval) || 2000,
     );
 
-    onInput(RED, node, async (msg, signal) => {
-      const client = requireConfig(config).getClient();
+    onInput(RED, node, async (msg, signal, ctx) => {
+      const cfg = requireConfig(config);
       const recipients = toRecipients(
         msgOverride(msg, 'recipients') ?? (await fieldOf(RED, node, d, msg, 'recipient', 'recipient')),
       );
       if (recipients.length === 0)
         throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendHLR' });
       const Caption = toText(await fieldOf(RED, node, d, msg, 'caption', 'caption')) ?? '';
-      const outcome = sendOutcome(
-        await client.send.sendHlr({ Caption, Recipient: recipients.join(',') }, { signal }),
-      );
-      const payload: Record<string, unknown> = { operation: 'SendHLR', ...outcome, recipients };
+      const params = { Caption, Recipient: recipients.join(',') };
+      const sent = await sendMessage(cfg, operationOf('send/SendHLR'), params, signal, ctx.kept);
+      const outcome = sendOutcome(sent.value);
+      const client = cfg.getClient();
+      const payload: Record<string, unknown> = {
+        operation: 'SendHLR',
+        ...outcome,
+        recipients,
+        ...sentFields(sent),
+      };
       if (!def.wait || outcome.queued)
         return { payload, status: jobStatus(RED, outcome.JobId, outcome.queued) };
 

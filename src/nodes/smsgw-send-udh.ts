@@ -5,10 +5,12 @@
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { GatewayError } from '../errors';
+import { operationOf } from './shared/operations';
 import { attachConfig, requireConfig } from './shared/config';
 import { onInput } from './shared/input';
 import { fieldOf, msgOverride, toDate, toRecipients, toText } from './shared/props';
 import { sendOutcome } from './shared/results';
+import { sendMessage, sentFields } from './shared/send-path';
 import { ok, sharedKey, warn } from './shared/status';
 
 interface SendUdhDef extends NodeDef {
@@ -47,8 +49,8 @@ export default (RED: NodeAPI): void => {
     const config = attachConfig(RED, node, def.gateway);
     const d = def as Record<string, unknown>;
 
-    onInput(RED, node, async (msg, signal) => {
-      const client = requireConfig(config).getClient();
+    onInput(RED, node, async (msg, signal, ctx) => {
+      const cfg = requireConfig(config);
       const get = (name: string, msgProp?: string): Promise<unknown> =>
         fieldOf(RED, node, d, msg, name, msgProp);
       const recipients = toRecipients(
@@ -58,20 +60,18 @@ export default (RED: NodeAPI): void => {
         throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendUDH' });
       const bytes = udhBytes(await get('data'), def.dataFormat ?? 'auto');
       if (bytes.length === 0) throw new GatewayError('VALIDATION', 'no data', { operation: 'SendUDH' });
-      const result = await client.send.sendUdh(
-        {
-          Caption: toText(await get('caption', 'caption')) ?? '',
-          Sender: toText(await get('sender', 'sender')) ?? '',
-          Recipient: recipients.join(','),
-          // The wire format of Data is not shown: upper-case hex of UDH + payload (docs/assumptions.md).
-          Data: bytes.toString('hex').toUpperCase(),
-          SendDate: toDate(await get('sendDate', 'sendDate'), 'sendDate') ?? '',
-        },
-        { signal },
-      );
-      const outcome = sendOutcome(result);
+      const params = {
+        Caption: toText(await get('caption', 'caption')) ?? '',
+        Sender: toText(await get('sender', 'sender')) ?? '',
+        Recipient: recipients.join(','),
+        // The wire format of Data is not shown: upper-case hex of UDH + payload (docs/assumptions.md).
+        Data: bytes.toString('hex').toUpperCase(),
+        SendDate: toDate(await get('sendDate', 'sendDate'), 'sendDate') ?? '',
+      };
+      const sent = await sendMessage(cfg, operationOf('send/SendUDH'), params, signal, ctx.kept);
+      const outcome = sendOutcome(sent.value);
       return {
-        payload: { operation: 'SendUDH', ...outcome, bytes: bytes.length, recipients },
+        payload: { operation: 'SendUDH', ...outcome, bytes: bytes.length, recipients, ...sentFields(sent) },
         status: outcome.queued
           ? warn(RED._(sharedKey('status.queued'), { jobId: '' }))
           : ok(String(outcome.ParseStatus ?? 'Ok')),

@@ -105,13 +105,14 @@ describe('nodes: action nodes other than send-sms', () => {
         const out = nextMessage('out');
         const caption = `udh-${label}`;
         send('n1', { payload, topic: caption });
-        const p = (await out).payload as { ParseStatus: string; bytes: number };
+        const p = (await out).payload as { ParseStatus: string; bytes: number; caption: string };
         assert.equal(p.ParseStatus, 'Ok');
         assert.equal(p.bytes, 11);
+        assert.ok(p.caption.startsWith(`${caption} #`), 'the caption as sent carries the reference');
         const snap = env.emu.control.snapshot() as {
           accounts: { jobs: { caption: string; binData: string }[] }[];
         };
-        const job = snap.accounts.flatMap((a) => a.jobs).find((j) => j.caption === caption);
+        const job = snap.accounts.flatMap((a) => a.jobs).find((j) => j.caption === p.caption);
         assert.equal(job?.binData, '0605040B8423F0DEADBEEF');
       });
     }
@@ -145,12 +146,13 @@ describe('nodes: action nodes other than send-sms', () => {
       );
       const out = nextMessage('out');
       send('n1', { payload: 'legacy hello', topic: 'legacy-caption' });
-      const p = (await out).payload as { operation: string; JobId: string; raw: string };
+      const p = (await out).payload as { operation: string; JobId: string; raw: string; caption: string };
       assert.equal(p.operation, 'SendText');
       assert.match(p.raw, /^OK/);
       const job = emulatedJob(env, Number(p.JobId));
       assert.equal(job?.text, 'legacy hello');
-      assert.equal(job?.caption, 'legacy-caption');
+      assert.match(p.caption, /^legacy-caption #[a-z2-9]{10}$/);
+      assert.equal(job?.caption, p.caption);
     });
 
     it('msg.params and msg.operation override (SendSMS2 with a recipient list)', async () => {

@@ -55,7 +55,11 @@ describe('nodes: smsgw-send-sms', () => {
     assert.equal(msg.topic, 'alarm');
     const job = emulatedJob(env, p.JobId);
     assert.ok(job, 'the emulator has the job');
-    assert.equal(job.caption, 'alarm');
+    // The caption as sent: the flow's caption plus the unique reference (on by default), output with the msg.
+    assert.match(String(p.caption), /^alarm #[a-z2-9]{10}$/);
+    assert.equal(job.caption, p.caption);
+    assert.equal(p.reference, String(p.caption).slice('alarm #'.length));
+    assert.equal(p.recovered, false);
     assert.equal(job.text, 'Alarm: pump 3 stopped');
     const last = statuses('n1').at(-1)!;
     assert.equal(last.fill, 'green');
@@ -91,7 +95,8 @@ describe('nodes: smsgw-send-sms', () => {
     const p = (await out).payload as { JobId: number };
     const job = emulatedJob(env, p.JobId)!;
     assert.equal(job.typ, 'Flash');
-    assert.equal(job.caption, 'from-msg');
+    assert.equal(job.caption, p.caption);
+    assert.ok(String(p.caption).startsWith('from-msg #'));
 
     const again = nextMessage('out');
     send('n1', { payload: 'y', operation: 'SendMobileOrFixlineSMS', recipient: '+4930123456' });

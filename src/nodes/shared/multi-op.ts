@@ -1,6 +1,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { attachConfig, requireConfig } from './config';
 import { callOperation } from './gateway';
+import { sendMessage, sentFields } from './send-path';
 import { onInput, type InputResult } from './input';
 import { selectOperation } from './operations';
 import { resolveParams } from './params';
@@ -26,10 +27,17 @@ export function setupMultiOperation(
   present: (op: OperationDef, value: unknown) => InputResult,
 ): void {
   const config = attachConfig(RED, node, def.gateway);
-  onInput(RED, node, async (msg, signal) => {
-    const client = requireConfig(config).getClient();
+  onInput(RED, node, async (msg, signal, ctx) => {
+    const cfg = requireConfig(config);
     const op = selectOperation(nodeType, def.operation, msgOverride(msg, 'operation'));
     const params = await resolveParams(RED, node, nodeType, msg, op, def.params);
-    return present(op, await callOperation(client, op, params, signal));
+    if (op.sends !== true) return present(op, await callOperation(cfg.getClient(), op, params, signal));
+    // Sends (the older service's) carry the reference and may go through the outbox.
+    const sent = await sendMessage(cfg, op, params, signal, ctx.kept);
+    const result = present(op, sent.value);
+    const payload = result.payload;
+    return typeof payload === 'object' && payload !== null && !Array.isArray(payload)
+      ? { ...result, payload: { ...payload, ...sentFields(sent) } }
+      : result;
   });
 }
