@@ -3,9 +3,12 @@
  * interval, idle (nothing to fetch): CPU time of the Node-RED process and requests the emulator (own process)
  * saw, against the same runtime with the config node only (the baseline) over the same time.
  * Default: 1 s interval for 15 s (CPU per poll is what scales: at 10 s for 10 minutes there are 60 polls per
- * trigger). The full version: POLL_INTERVAL=10 POLL_SECONDS=600 npx tsx bench/polling.ts
+ * trigger). The full version, once: npm run bench:polling-full (writes bench/polling-10min.json, which the
+ * runner adds to the report).
  */
-import { emit, PASSWORD, printTable, round, sleep, startChild, USER, cpuMsSince } from './lib';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { emit, PASSWORD, ROOT, printTable, round, sleep, startChild, USER, cpuMsSince } from './lib';
 import { pollers, startRuntime } from './embedded';
 
 const INTERVAL = Number(process.env.POLL_INTERVAL ?? 1);
@@ -53,10 +56,13 @@ async function main(): Promise<void> {
   };
   printTable(`Polling: 3 triggers every ${INTERVAL} s, idle for ${SECONDS} s, vs config node only`, rows);
   console.log(JSON.stringify(result));
-  emit('polling', {
+  const out = {
     ...result,
     targets: { '<= 1 request per trigger per interval': result.requestsPerTriggerPerInterval <= 1.0001 },
-  });
+  };
+  const save = process.argv.indexOf('--save');
+  if (save > 0) writeFileSync(join(ROOT, process.argv[save + 1]!), JSON.stringify(out, null, 2) + '\n');
+  emit('polling', out);
   process.exit(0);
 }
 
