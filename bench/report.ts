@@ -77,6 +77,7 @@ interface Benchmarks {
     intervalS: number;
     seconds: number;
     requestsPerTriggerPerInterval: number;
+    extraCpuMs: number;
     cpuMsPerPoll: number;
     cpuShareOfOneCore: number;
     scaledTo10sFor10min: { polls: number; cpuMs: number };
