@@ -1,0 +1,300 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Node } from 'node-red';
+import { GatewayState, startEmulator, type RunningEmulator } from '../../src/emulator';
+import {
+  collect,
+  DEMO,
+  flowWith,
+  helper,
+  loadFlow,
+  nextMessage,
+  send,
+  startEnv,
+  statuses,
+  stopEnv,
+  waitFor,
+  type Env,
+  type FlowNode,
+} from './helpers';
+
+type Rec = Record<string, unknown>;
+
+const sms = (id: string, extra: Rec = {}): FlowNode => ({
+  id,
+  type: 'smsgw-send-sms',
+  gateway: 'cfg',
+  operation: 'SendSMS',
+  recipient: '+4917000000001',
+  recipientType: 'str',
+  text: 'payload',
+  textType: 'msg',
+  caption: 'topic',
+  captionType: 'msg',
+  wires: [['out']],
+  ...extra,
+});
+
+const sendRequests = (emu: RunningEmulator): number =>
+  emu.requests.list().filter((r) => /^Send/.test(r.operation ?? '')).length;
+
+const statusTexts = (id: string): string[] => statuses(id).map((s) => String(s.text ?? ''));
+
+describe('nodes: delivery guarantees (reference, flow control, auth state, validation)', function () {
+  this.timeout(20_000);
+  let env: Env;
+  before(async () => {
+    env = await startEnv();
+  });
+  after(() => stopEnv(env));
+  afterEach(() => helper.unload());
+
+  it('reference "prefix" puts it first; "off" sends the caption as given; a query by the own caption finds the job', async () => {
+    await loadFlow(
+      flowWith(
+        env.emu.url,
+        [
+          sms('n1'),
+          {
+            id: 'q',
+            type: 'smsgw-query-jobs',
+            gateway: 'cfg',
+            operation: 'QueryJobInfoByJobCaption',
+            params: { Caption: { value: 'prefixed-own', type: 'str' } },
+            wires: [['out2']],
+          },
+        ],
+        { reference: 'prefix', referenceSeparator: ' / ' },
+      ),
+    );
+    const out = nextMessage('out');
+    send('n1', { payload: 'hello', topic: 'prefixed-own' });
+    const p = (await out).payload as Rec;
+    assert.match(String(p.caption), /^[a-z2-9]{10} \/ prefixed-own$/);
+    await helper.unload();
+
+    await loadFlow(
+      flowWith(
+        env.emu.url,
+        [
+          sms('n1'),
+          {
+            id: 'q',
+            type: 'smsgw-query-jobs',
+            gateway: 'cfg',
+            operation: 'QueryJobInfoByJobCaption',
+            params: { Caption: { value: 'suffixed-own', type: 'str' } },
+            wires: [['out2']],
+          },
+        ],
+        { reference: 'off' },
+      ),
+    );
+    const plain = nextMessage('out');
+    send('n1', { payload: 'hello', topic: 'suffixed-own' });
+    const q = (await plain).payload as Rec;
+    assert.equal(q.caption, 'suffixed-own');
+    assert.equal(q.reference, undefined);
+    await helper.unload();
+
+    // Default (suffix): the flow's own caption still finds the job ("starts with" filter).
+    await loadFlow(
+      flowWith(env.emu.url, [
+        sms('n1', { wires: [['q']] }),
+        {
+          id: 'q',
+          type: 'smsgw-query-jobs',
+          gateway: 'cfg',
+          operation: 'QueryJobInfoByJobCaption',
+          params: { Caption: { value: 'suffixed-own-2', type: 'str' } },
+          wires: [['out2']],
+        },
+      ]),
+    );
+    const found = nextMessage('out2');
+    send('n1', { payload: 'hello', topic: 'suffixed-own-2' });
+    const info = (await found).payload as { Status: string; Job: { Caption: string } };
+    assert.equal(info.Status, 'Ok');
+    assert.match(info.Job.Caption, /^suffixed-own-2 #[a-z2-9]{10}$/);
+  });
+
+  it('a full queue fails at once with QUEUE_FULL at the Catch node; the others are sent; the status shows the queue', async () => {
+    await loadFlow(flowWith(env.emu.url, [sms('n1')], { rate: 4, maxConcurrent: 1, maxQueue: 2 }));
+    const outs = collect('out');
+    const caught = collect('caught');
+    for (let i = 0; i < 6; i++) send('n1', { payload: `burst ${i}`, topic: `burst-${i}` });
+    await waitFor(() => outs.messages.length + caught.messages.length === 6, 10_000);
+    const codes = caught.messages.map((m) => (m.error as { code: string }).code);
+    // The bucket starts with one token: one message runs, two wait, three are refused.
+    assert.equal(outs.messages.length, 3, `sent ${outs.messages.length}, refused ${codes.join(',')}`);
+    assert.deepEqual(codes, ['QUEUE_FULL', 'QUEUE_FULL', 'QUEUE_FULL']);
+    assert.match(String((caught.messages[0]!.error as { message: string }).message), /queue is full/);
+    await waitFor(() => statusTexts('n1').some((t) => /inflightQueued|queued/.test(t)), 2000);
+  });
+
+  it('an AUTH failure turns every node of the config red until a call succeeds', async () => {
+    await loadFlow(
+      flowWith(env.emu.url, [
+        sms('n1'),
+        sms('n2'),
+        { id: 'bal', type: 'smsgw-balance', gateway: 'cfg', wires: [['out2']] },
+      ]),
+    );
+    env.emu.control.lockAccount('demo', true);
+    try {
+      const caught = nextMessage('caught');
+      send('n1', { payload: 'x', topic: 'locked' });
+      assert.equal(((await caught).error as { code: string }).code, 'AUTH');
+      await waitFor(() =>
+        /status\.authFailed|auth failed: AccountLocked/.test(String(statuses('n2').at(-1)?.text)),
+      );
+      assert.equal(statuses('n2').at(-1)!.fill, 'red');
+      assert.match(String(statuses('bal').at(-1)?.text), /authFailed|auth failed/);
+    } finally {
+      env.emu.control.lockAccount('demo', false);
+    }
+    const out = nextMessage('out');
+    send('n2', { payload: 'x', topic: 'unlocked' });
+    await out;
+    await waitFor(() => statuses('n1').at(-1)?.fill !== 'red');
+    assert.doesNotMatch(String(statuses('n1').at(-1)?.text), /authFailed|auth failed/);
+  });
+
+  describe('input validation: a VALIDATION error at the Catch node, nothing sent', () => {
+    const cases: [string, Rec][] = [
+      ['an object as the text', { payload: { text: 'forgot to pick it' }, topic: 'v' }],
+      ['a boolean as the text', { payload: true, topic: 'v' }],
+      ['an empty text', { payload: '', topic: 'v' }],
+      [
+        '10,000 recipients',
+        {
+          payload: 'x',
+          recipients: Array.from({ length: 10_000 }, (_, i) => `+49170${String(i).padStart(7, '0')}`),
+        },
+      ],
+      ['an invalid date', { payload: 'x', sendDate: 'next tuesday-ish' }],
+      [
+        'an invalid date (SendSimpleSMS, date as text)',
+        { payload: 'x', sendDate: '2026-13-45', operation: 'SendSimpleSMS' },
+      ],
+      ['no recipient', { payload: 'x', recipients: [], recipient: '' }],
+    ];
+    for (const [label, msg] of cases) {
+      it(label, async () => {
+        await loadFlow(flowWith(env.emu.url, [sms('n1', msg.recipient === '' ? { recipient: '' } : {})]));
+        const before = sendRequests(env.emu);
+        const caught = nextMessage('caught');
+        send('n1', msg);
+        const error = (await caught).error as { code: string; message: string };
+        assert.equal(error.code, 'VALIDATION', error.message);
+        assert.equal(sendRequests(env.emu), before, 'the emulator saw no send request');
+      });
+    }
+  });
+
+  it('warns once at runtime when certificate checks are off for an https gateway', async () => {
+    await loadFlow(flowWith('https://127.0.0.1:1', [sms('n1')], { tlsRejectUnauthorized: false }));
+    const warnings = helper
+      .log()
+      .args.map((a: unknown[]) => a[0] as { level: number; msg: unknown })
+      .filter(
+        (e) =>
+          e.level === helper.log().WARN && /warn\.tlsOff|certificate verification is off/.test(String(e.msg)),
+      );
+    assert.equal(warnings.length, 1);
+  });
+});
+
+describe('nodes: durable outbox', function () {
+  this.timeout(30_000);
+  let state: GatewayState;
+  let emu: RunningEmulator | undefined;
+  let port = 0;
+  let env: { userDir: string };
+
+  const up = async (): Promise<void> => {
+    emu = await startEmulator({ backend: state, port, console: false });
+    port = emu.port;
+  };
+  const down = async (): Promise<void> => {
+    await emu?.close();
+    emu = undefined;
+  };
+
+  before(async () => {
+    state = new GatewayState({ password: DEMO.password, balance: 1e9, duplicateWindowMs: 0 });
+    await up();
+    const started = await startEnv();
+    await started.emu.close();
+    env = started;
+    helper.settings({ userDir: env.userDir, smsgwOutboxRetryInterval: 50 } as Record<string, unknown>);
+  });
+  after(async () => {
+    await helper.unload();
+    await new Promise<void>((resolve) => helper.stopServer(() => resolve()));
+    await down();
+    rmSync(env.userDir, { recursive: true, force: true });
+    helper.settings({});
+  });
+  afterEach(() => helper.unload());
+
+  it('keeps a send while the gateway is down (status, admin list, no credentials in the file), sends it once when it is back', async () => {
+    const url = `http://127.0.0.1:${port}`;
+    await loadFlow(flowWith(url, [sms('n1')], { outbox: true }));
+    const direct = nextMessage('out');
+    send('n1', { payload: 'while up', topic: 'ob-0' });
+    assert.equal(((await direct).payload as Rec).outbox, undefined);
+
+    await down();
+    const later = nextMessage('out', 20_000);
+    send('n1', { payload: 'while down', topic: 'ob-1' });
+    await waitFor(() => statusTexts('n1').some((t) => /status\.kept|kept in outbox/.test(t)), 10_000);
+    const file = path.join(env.userDir, 'smsgw-outbox', 'cfg.json');
+    assert.ok(existsSync(file));
+    const text = readFileSync(file, 'utf8');
+    assert.ok(!text.includes(DEMO.password) && !/"password"/i.test(text), 'no credentials in the file');
+    const listed = await helper.request().get('/smsgw-config/cfg/outbox').expect(200);
+    assert.equal(listed.body.enabled, true);
+    assert.equal(listed.body.entries.length, 1);
+    assert.equal(listed.body.entries[0].operation, 'SendSMS');
+    assert.equal(listed.body.entries[0].caption, 'ob-1');
+    assert.ok(!JSON.stringify(listed.body).includes(DEMO.password));
+
+    await up();
+    const msg = await later;
+    const p = msg.payload as Rec;
+    assert.equal(p.outbox, true);
+    assert.equal(p.CreateStatus, 'Ok');
+    assert.match(String(p.caption), /^ob-1 #/);
+    assert.equal(state.jobs().filter((j) => j.caption.startsWith('ob-1 #')).length, 1);
+    await waitFor(() => statuses('n1').at(-1)?.fill === 'green');
+  });
+
+  it('Clear empties the outbox: its waiting message fails at the Catch node and is never sent', async () => {
+    const url = `http://127.0.0.1:${port}`;
+    await loadFlow(flowWith(url, [sms('n1')], { outbox: true }));
+    await down();
+    try {
+      const caught = nextMessage('caught', 20_000);
+      send('n1', { payload: 'to be cleared', topic: 'ob-clear' });
+      await waitFor(() => statusTexts('n1').some((t) => /status\.kept|kept in outbox/.test(t)), 10_000);
+      await helper.request().delete('/smsgw-config/cfg/outbox').expect(200, { cleared: 1 });
+      const error = (await caught).error as { code: string; message: string };
+      assert.match(error.message, /removed from the outbox/);
+      const listed = await helper.request().get('/smsgw-config/cfg/outbox').expect(200);
+      assert.deepEqual(listed.body.entries, []);
+    } finally {
+      await up();
+    }
+    assert.equal(state.jobs().filter((j) => j.caption.startsWith('ob-clear')).length, 0);
+  });
+
+  it('without the option there is no outbox (404 for an unknown config, enabled false)', async () => {
+    await loadFlow(flowWith(`http://127.0.0.1:${port}`, [sms('n1')]));
+    const listed = await helper.request().get('/smsgw-config/cfg/outbox').expect(200);
+    assert.equal(listed.body.enabled, false);
+    await helper.request().get('/smsgw-config/nope/outbox').expect(404);
+    assert.ok(helper.getNode('n1') as Node);
+  });
+});
