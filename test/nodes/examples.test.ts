@@ -30,7 +30,7 @@ const CORE_NODES = [
 const EXPECTED: Record<string, Record<string, number>> = {
   'Alarm to SMS': { sent: 1, 'send failed': 0 },
   'Auto-reply to inbound SMS': { received: 1, 'reply sent': 1 },
-  'Delivery tracking': { sent: 1, 'job, reports, replies': 1, errors: 0 },
+  'Delivery tracking': { sent: 1, 'job, reports, replies': 1, 'delivery timed out': 0, errors: 0 },
   'Balance watch': { balance: 1 },
   'HLR check before sending': { sent: 1, 'not reachable': 0 },
   'Binary, legacy and customer operations': { 'UDH result': 1, 'legacy result': 1, customers: 1, errors: 0 },
