@@ -1,6 +1,7 @@
 /**
- * Library entry of `@smsgw/node-red-sms-gateway`: the typed client, its errors, the SMS text helpers and the
- * operation catalogue. Node-RED loads the nodes through `package.json` "node-red", not through this file.
+ * Library entry of `@smsgw/node-red-sms-gateway`: the typed client, its errors, the delivery guarantees
+ * (flow control, durable outbox), the SMS text helpers and the operation catalogue. Node-RED loads the nodes
+ * through `package.json` "node-red", not through this file.
  */
 
 // ---- client
@@ -10,6 +11,30 @@ export type * from './client';
 // ---- errors
 export { GatewayError, isGatewayError } from './errors';
 export type { GatewayErrorCode, GatewayErrorDetails } from './errors';
+
+// ---- delivery guarantees (docs/reliability.md): flow control, durable outbox, references
+export {
+  FlowControl,
+  Outbox,
+  keepByDefault,
+  clientSender,
+  captionHasReference,
+  captionWithReference,
+  createReference,
+  isReference,
+} from './reliability';
+export type {
+  FlowControlOptions,
+  FlowState,
+  OutboxEntry,
+  OutboxEvents,
+  OutboxOptions,
+  OutboxSender,
+  SubmitResult,
+  ReferenceOptions,
+  SafeRetryOptions,
+  SafeSendStats,
+} from './reliability';
 
 // ---- SMS text helpers (GSM-7 / UCS-2, segments)
 export { analyzeText, GSM7_BASIC_TABLE, GSM7_EXTENSION_TABLE, gsm7Septets, isGsm7 } from './text';

@@ -200,7 +200,7 @@ describe('nodes: delivery guarantees (reference, flow control, auth state, valid
       .args.map((a: unknown[]) => a[0] as { level: number; msg: unknown })
       .filter(
         (e) =>
-          e.level === helper.log().WARN && /warn\.tlsOff|certificate verification is off/.test(String(e.msg)),
+          e.level === 30 /* warn */ && /warn\.tlsOff|certificate verification is off/.test(String(e.msg)),
       );
     assert.equal(warnings.length, 1);
   });

@@ -19,7 +19,7 @@ function text(value: unknown): string {
     if (typeof v === 'object' && v !== null) {
       if (seen.has(v)) return '[circular]';
       seen.add(v);
-      if (v instanceof Error) return { message: v.message, stack: v.stack, ...v, cause: v.cause };
+      if (v instanceof Error) return { ...v, message: v.message, stack: v.stack, cause: v.cause };
     }
     if (typeof v === 'bigint') return String(v);
     return v;

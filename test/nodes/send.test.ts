@@ -92,7 +92,7 @@ describe('nodes: smsgw-send-sms', () => {
       topic: 'ignored',
       recipient: '+4917000000009',
     });
-    const p = (await out).payload as { JobId: number };
+    const p = (await out).payload as { JobId: number; caption: string };
     const job = emulatedJob(env, p.JobId)!;
     assert.equal(job.typ, 'Flash');
     assert.equal(job.caption, p.caption);
