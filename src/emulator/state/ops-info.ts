@@ -80,7 +80,9 @@ export const queryReceivedSmsByJobCaption: AccountHandler = (env, state, p) => {
   const caption = str(p, 'Caption') ?? '';
   const since = dateMs(p, 'StartDate') ?? -Infinity;
   const matches = (m: InboundRecord): boolean =>
-    m.at >= since && (caption === '' || (m.jobId !== 0 && captionMatches(env.store.jobs.get(m.jobId)?.caption ?? '', caption)));
+    m.at >= since &&
+    (caption === '' ||
+      (m.jobId !== 0 && captionMatches(env.store.jobs.get(m.jobId)?.caption ?? '', caption)));
   return state.inbound
     .filter(matches)
     .sort((a, b) => a.at - b.at || a.id - b.id)

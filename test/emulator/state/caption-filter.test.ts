@@ -26,8 +26,10 @@ describe('emulator state: the Caption of the ...ByJobCaption queries is a "start
     state.injectInbound({ from: '+4917012345678', text: 'to b', jobId: b.JobId });
     state.injectInbound({ from: '+4917012345678', text: 'to c', jobId: c.JobId });
     const texts = (Caption: string): unknown[] =>
-      typed<Rec[]>(state, 'information', 'QueryReceivedSMSByJobCaption', { Caption, StartDate: null })
-        .Value!.map((m) => m['Text']);
+      typed<Rec[]>(state, 'information', 'QueryReceivedSMSByJobCaption', {
+        Caption,
+        StartDate: null,
+      }).Value!.map((m) => m['Text']);
     assert.deepEqual(texts('poll'), ['to a', 'to b']);
     assert.deepEqual(texts('poll #bbbb3333'), ['to b']);
   });
