@@ -71,122 +71,148 @@ interface LegacyHandler {
   onError(err: Error): void;
 }
 
-export function exchange<T>(dispatcher: Dispatcher, req: HttpRequest, opts: ExchangeOptions<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const progress: ExchangeProgress = { connected: false, sent: false, responded: false };
-    const { signal, deadline } = opts;
-    let timer: NodeJS.Timeout | undefined;
-    let abortFn: ((err?: Error) => void) | undefined;
-    let consumer: BodyConsumer<T> | undefined;
-    /** A failure we caused (consumer threw, signal fired): reported instead of undici's echo of it. */
-    let failure: unknown;
-    let settled = false;
+/**
+ * One exchange as one object whose methods are undici's handler: no closures per request (a burst of calls
+ * waiting for a connection each holds one of these), and the body is handed over as bytes, not as the
+ * envelope's rope of concatenated strings.
+ */
+class Exchange<T> implements LegacyHandler {
+  private readonly progress: ExchangeProgress = { connected: false, sent: false, responded: false };
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private abortFn: ((err?: Error) => void) | undefined;
+  private consumer: BodyConsumer<T> | undefined;
+  /** A failure we caused (consumer threw, signal fired): reported instead of undici's echo of it. */
+  private failure: unknown;
+  private settled = false;
+  private onAbort: (() => void) | undefined;
 
-    const finish = (err: unknown, value?: T): void => {
-      if (settled) return;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (err !== undefined) reject(err);
-      else resolve(value as T);
-    };
+  constructor(
+    private readonly opts: ExchangeOptions<T>,
+    private readonly resolve: (value: T) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {}
 
-    const abortError = (reason: unknown): GatewayError => {
-      const timedOut = reason === undefined || (reason instanceof Error && reason.name === 'TimeoutError');
-      return new GatewayError('TIMEOUT', timedOut ? 'no complete answer in time' : 'aborted by the caller', {
-        ...opts.details,
-        ambiguous: progress.connected,
-        cause: reason,
-      });
-    };
-
-    const stop = (err: GatewayError): void => {
-      if (settled) return;
-      failure ??= err;
-      if (abortFn) abortFn(failure as Error);
-      else finish(failure); // not yet connected: undici aborts it in onConnect
-    };
-    function onAbort(): void {
-      stop(abortError(signal?.reason));
-    }
-
-    const fail = (err: unknown): void => {
-      failure ??= err;
-      if (abortFn) abortFn(err instanceof Error ? err : new Error(String(err)));
-      else finish(failure);
-    };
-
-    const handler: LegacyHandler = {
-      onConnect(abort) {
-        if (settled || failure !== undefined) {
-          abort((failure as Error | undefined) ?? new Error('aborted'));
-          return;
-        }
-        abortFn = abort;
-        progress.connected = true;
-      },
-      onRequestSent() {
-        progress.sent = true;
-      },
-      onHeaders(status, headers) {
-        if (status < 200) return true;
-        progress.responded = true;
-        progress.sent = true;
-        try {
-          consumer = opts.onHead({ status, mediaType: mediaTypeOf(headers) });
-        } catch (e) {
-          fail(e);
-          return false;
-        }
-        return true;
-      },
-      onData(chunk) {
-        if (failure !== undefined || !consumer) return true;
-        try {
-          consumer.write(chunk);
-        } catch (e) {
-          fail(e);
-        }
-        return true;
-      },
-      onComplete() {
-        if (failure !== undefined) return finish(failure);
-        if (!consumer)
-          return finish(networkError(new Error('no response'), progress, opts.details, opts.clean));
-        try {
-          finish(undefined, consumer.end());
-        } catch (e) {
-          finish(e);
-        }
-      },
-      onError(err) {
-        if (failure !== undefined) return finish(failure);
-        finish(networkError(err, progress, { ...opts.details }, opts.clean));
-      },
-    };
-
-    if (signal?.aborted) return finish(abortError(signal.reason));
+  start(dispatcher: Dispatcher, req: HttpRequest): void {
+    const { signal, deadline } = this.opts;
+    if (signal?.aborted) return this.finish(this.abortError(signal.reason));
     if (deadline !== undefined) {
       const left = deadline - Date.now();
-      if (left <= 0) return finish(abortError(undefined));
-      timer = setTimeout(() => stop(abortError(undefined)), left);
+      if (left <= 0) return this.finish(this.abortError(undefined));
+      this.timer = setTimeout(onDeadline, left, this);
     }
-    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal) {
+      this.onAbort = () => this.stop(this.abortError(signal.reason));
+      signal.addEventListener('abort', this.onAbort, { once: true });
+    }
     try {
       dispatcher.dispatch(
         {
-          origin: opts.origin,
+          origin: this.opts.origin,
           path: req.path,
           method: req.method,
           headers: req.headers,
-          body: req.body ?? null,
+          body: req.body ? Buffer.from(req.body, 'utf8') : null,
           // Never let undici replay a request on another connection: sends must not be duplicated.
           idempotent: false,
         },
-        handler as unknown as Dispatcher.DispatchHandler,
+        this as unknown as Dispatcher.DispatchHandler,
       );
     } catch (e) {
-      finish(networkError(e, progress, opts.details, opts.clean));
+      this.finish(networkError(e, this.progress, this.opts.details, this.opts.clean));
     }
-  });
+  }
+
+  private finish(err: unknown, value?: T): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.onAbort) this.opts.signal?.removeEventListener('abort', this.onAbort);
+    if (err !== undefined) this.reject(err);
+    else this.resolve(value as T);
+  }
+
+  abortError(reason: unknown): GatewayError {
+    const timedOut = reason === undefined || (reason instanceof Error && reason.name === 'TimeoutError');
+    return new GatewayError('TIMEOUT', timedOut ? 'no complete answer in time' : 'aborted by the caller', {
+      ...this.opts.details,
+      ambiguous: this.progress.connected,
+      cause: reason,
+    });
+  }
+
+  stop(err: GatewayError): void {
+    if (this.settled) return;
+    this.failure ??= err;
+    if (this.abortFn) this.abortFn(this.failure as Error);
+    else this.finish(this.failure); // not yet connected: undici aborts it in onConnect
+  }
+
+  private fail(err: unknown): void {
+    this.failure ??= err;
+    if (this.abortFn) this.abortFn(err instanceof Error ? err : new Error(String(err)));
+    else this.finish(this.failure);
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    if (this.settled || this.failure !== undefined) {
+      abort((this.failure as Error | undefined) ?? new Error('aborted'));
+      return;
+    }
+    this.abortFn = abort;
+    this.progress.connected = true;
+  }
+
+  onRequestSent(): void {
+    this.progress.sent = true;
+  }
+
+  onHeaders(status: number, headers: Buffer[] | string[] | null): boolean {
+    if (status < 200) return true;
+    this.progress.responded = true;
+    this.progress.sent = true;
+    try {
+      this.consumer = this.opts.onHead({ status, mediaType: mediaTypeOf(headers) });
+    } catch (e) {
+      this.fail(e);
+      return false;
+    }
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.failure !== undefined || !this.consumer) return true;
+    try {
+      this.consumer.write(chunk);
+    } catch (e) {
+      this.fail(e);
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.failure !== undefined) return this.finish(this.failure);
+    if (!this.consumer) {
+      return this.finish(
+        networkError(new Error('no response'), this.progress, this.opts.details, this.opts.clean),
+      );
+    }
+    try {
+      this.finish(undefined, this.consumer.end());
+    } catch (e) {
+      this.finish(e);
+    }
+  }
+
+  onError(err: Error): void {
+    if (this.failure !== undefined) return this.finish(this.failure);
+    this.finish(networkError(err, this.progress, { ...this.opts.details }, this.opts.clean));
+  }
+}
+
+function onDeadline<T>(ex: Exchange<T>): void {
+  ex.stop(ex.abortError(undefined));
+}
+
+export function exchange<T>(dispatcher: Dispatcher, req: HttpRequest, opts: ExchangeOptions<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => new Exchange(opts, resolve, reject).start(dispatcher, req));
 }
