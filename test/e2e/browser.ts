@@ -59,6 +59,10 @@ export async function openBrowser(): Promise<Browser> {
   });
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  // the console only says "Failed to load resource"; name the URL
+  page.on('response', (r) => {
+    if (r.status() >= 400) errors.push(`HTTP ${r.status()} ${r.request().method()} ${r.url()}`);
+  });
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(`console: ${m.text()}`);
   });
