@@ -82,10 +82,15 @@ export function send(id: string, msg: Record<string, unknown>): void {
   (helper.getNode(id) as Node).receive(msg as NodeMessage);
 }
 
-/** Status calls a node made so far (the helper spies on node.status). */
+/**
+ * Status calls this node made so far. The helper's spy sits on the shared prototype, so it records the calls
+ * of every node: keep only those whose `this` is the node asked for.
+ */
 export function statuses(id: string): Record<string, unknown>[] {
-  const node = helper.getNode(id) as unknown as { status: { args: unknown[][] } };
-  return node.status.args.map((a) => a[0] as Record<string, unknown>);
+  const node = helper.getNode(id) as unknown as { status: { args: unknown[][]; thisValues: unknown[] } };
+  return node.status.args
+    .filter((_a, i) => node.status.thisValues[i] === node)
+    .map((a) => a[0] as Record<string, unknown>);
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

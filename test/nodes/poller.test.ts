@@ -7,6 +7,14 @@ import { SeenIds, StateFile } from '../../src/nodes/shared/state-file';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await sleep(5);
+  }
+}
+
 describe('nodes: Poller', () => {
   it('clamps the interval to [min, 2^31-1] and treats nonsense as the minimum', () => {
     assert.equal(clampInterval(10, 1000), 1000);
@@ -34,7 +42,7 @@ describe('nodes: Poller', () => {
     });
     poller.start();
     void poller.trigger(); // an input while the chain runs joins the running poll
-    await sleep(150);
+    await waitFor(() => count >= 3);
     await poller.stop();
     assert.equal(maxRunning, 1);
     assert.ok(count >= 3, `only ${count} polls`);
@@ -54,7 +62,8 @@ describe('nodes: Poller', () => {
       onError: (_err, failures, retryIn) => delays.push(retryIn) && failures,
     });
     poller.start();
-    await sleep(200);
+    // Waits for the count, not a fixed time: on a loaded machine six back-offs may take longer than planned.
+    await waitFor(() => calls > 7);
     await poller.stop();
     assert.deepEqual(delays, [2, 4, 8, 16, 16, 16]);
     assert.equal(poller.consecutiveFailures, 0);

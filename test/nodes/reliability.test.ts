@@ -161,6 +161,24 @@ describe('nodes: delivery guarantees (reference, flow control, auth state, valid
     assert.doesNotMatch(String(statuses('n1').at(-1)?.text), /authFailed|auth failed/);
   });
 
+  it("a poller's AUTH failure turns the other nodes of its config red too", async () => {
+    env.emu.control.lockAccount('demo', true);
+    try {
+      await loadFlow(
+        flowWith(env.emu.url, [
+          sms('n1'),
+          { id: 'inb', type: 'smsgw-inbound', gateway: 'cfg', interval: 1, wires: [['out2']] },
+        ]),
+      );
+      await waitFor(() =>
+        /status\.authFailed|auth failed: AccountLocked/.test(String(statuses('n1').at(-1)?.text)),
+      );
+      assert.equal(statuses('n1').at(-1)!.fill, 'red');
+    } finally {
+      env.emu.control.lockAccount('demo', false);
+    }
+  });
+
   describe('input validation: a VALIDATION error at the Catch node, nothing sent', () => {
     const cases: [string, Rec][] = [
       ['an object as the text', { payload: { text: 'forgot to pick it' }, topic: 'v' }],

@@ -33,6 +33,8 @@ export function onInput(RED: NodeAPI, node: Node, handler: InputHandler): void {
   const running = new Set<AbortController>();
   const kept = new Set<AbortController>();
   let lastStatus: NodeStatus = {};
+  /** The last result was an AUTH failure: stale as soon as any call on the config succeeds again. */
+  let lastWasAuth = false;
   let shown = '';
   const host = configOf(node)?.reliability;
 
@@ -40,6 +42,10 @@ export function onInput(RED: NodeAPI, node: Node, handler: InputHandler): void {
     const health = host?.health();
     if (health?.authFailed !== undefined)
       return failed(RED._(sharedKey('status.authFailed'), { status: health.authFailed }));
+    if (lastWasAuth && host) {
+      lastStatus = {};
+      lastWasAuth = false;
+    }
     const active = running.size - kept.size;
     if (active > 0) {
       const depth = health?.depth ?? 0;
@@ -80,6 +86,7 @@ export function onInput(RED: NodeAPI, node: Node, handler: InputHandler): void {
           running.delete(controller);
           kept.delete(controller);
           lastStatus = result.status;
+          lastWasAuth = false;
           host?.report(undefined);
           show();
           (msg as Record<string, unknown>).payload = result.payload;
@@ -91,6 +98,7 @@ export function onInput(RED: NodeAPI, node: Node, handler: InputHandler): void {
           kept.delete(controller);
           const gatewayError = toGatewayError(err);
           lastStatus = failed(statusTextOf(gatewayError));
+          lastWasAuth = gatewayError.code === 'AUTH';
           host?.report(gatewayError);
           show();
           done(new NodeGatewayError(gatewayError));

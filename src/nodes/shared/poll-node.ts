@@ -1,4 +1,5 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
+import { configOf } from './config';
 import { NodeGatewayError, statusTextOf, toGatewayError } from './errors';
 import { Poller } from './poller';
 import { ContextStateStore, FileStateStore, type StateStore } from './state-store';
@@ -156,6 +157,7 @@ export function setupPolling<S extends object>(
     for (const m of result.messages) node.send(m);
     state = result.state;
     await store.save(state as Persisted<S>);
+    host?.report(undefined);
     const time = new Date().toLocaleTimeString();
     node.status(
       result.messages.length > 0
@@ -169,6 +171,7 @@ export function setupPolling<S extends object>(
   };
 
   let lastError: unknown;
+  const host = configOf(node)?.reliability;
   const poller = new Poller({
     intervalMs: Number(def.interval ?? 60) * 1000,
     minIntervalMs: MIN_INTERVAL_S * 1000,
@@ -176,6 +179,8 @@ export function setupPolling<S extends object>(
     onError: (err, failures, retryInMs) => {
       lastError = err;
       const e = toGatewayError(err);
+      // A poller is often the only node that calls regularly: its AUTH failure turns the others red too.
+      host?.report(e);
       const retry = Math.round(retryInMs / 1000);
       if (onInputMode) {
         node.status(failed(statusTextOf(e)));
