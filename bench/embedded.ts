@@ -133,7 +133,8 @@ export async function startRuntime(): Promise<Runtime> {
     disableEditor: true,
     credentialSecret: false,
     flowFile: 'flows.json',
-    logging: { console: { level: 'error', metrics: false, audit: false } },
+    // 'fatal': a refused burst would log every msg; the benchmarks count failures through Catch nodes.
+    logging: { console: { level: 'fatal', metrics: false, audit: false } },
     externalModules: { autoInstall: false },
   });
   await RED.start();
@@ -149,7 +150,8 @@ export async function startRuntime(): Promise<Runtime> {
           transport: 'soap11',
           ...config,
         },
-        ...nodes.map((n) => ({ z: 'tab', wires: [], ...n })),
+        // x/y make them flow nodes: Node-RED treats a node without a position as a config node.
+        ...nodes.map((n, i) => ({ z: 'tab', wires: [], x: 200, y: 40 + 40 * i, ...n })),
       ];
       await RED.runtime.flows.setFlows({ flows: { flows }, deploymentType: 'full' });
       for (let i = 0; i < 200 && nodes.some((n) => !RED.nodes.getNode(n.id)); i++) await sleep(10);

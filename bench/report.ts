@@ -341,10 +341,12 @@ client's); the tables above are regenerated on every run, this text is not.
   process's time (about a quarter of its busy time): the "n in flight" status is translated twice per message
   (src/nodes/shared/input.ts show() -> status.ts inFlight()). Caching the text per count, or updating the status
   at most every ~100 ms, would remove most of it (src/nodes is not this benchmark's to change).
-- **Memory under a burst.** A call waiting for a connection holds ~6.8 KB of heap in our client against ~1.1 KB for
-  a bare undici request (table above). The heap snapshot: ~20 closures per call (the exchange handler, safe
-  send, lookups), a few new hidden classes per call, the envelope kept as a rope of ~26 concatenated strings until
-  it is written. A burst of 20,000 messages into one node therefore costs a few hundred MB of heap.
+- **Memory under a burst.** A call waiting for a connection held ~6.6 KB of heap in our client against ~1.1 KB for
+  a bare undici request. The heap snapshot: ~20 closures per call (a dozen of them the exchange handler's, the
+  rest safe send and lookups), a few new hidden classes per call, the envelope as a rope of ~26 concatenated
+  strings until written. The handler is now one object and the body bytes (commit "transport: one Exchange object
+  per request"): ~5.6 KB. A burst of 20,000 messages into one node still costs a few hundred MB of heap: the
+  Node-RED side (msg clones, the node's pending handlers) adds to the client's share.
 - **Decoding.** QueryReceivedDLR: ours is ~1.5x the bare tokenizer and ~4.7x faster than node-soap in CPU; node-soap
   (sax) is ~7x slower than bare saxes on this document, so 5x leaves little room for building 5,000 typed records
   with dates. GetJobs1: the decode itself is as fast as bare saxes (~2.4 ms); the record parser (numbers and dates
