@@ -7,7 +7,23 @@ let undici: Undici | undefined;
  * undici is loaded with the first pool, not when this module is required: Node-RED requires every installed
  * node module at start, and undici is most of this package's load time (bench/footprint.ts).
  */
-const lib = (): Undici => (undici ??= createRequire(__filename)('undici') as Undici);
+const lib = (): Undici => (undici ??= loadUndici());
+
+const LEGACY_GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
+
+/**
+ * undici claims the process-wide dispatcher slot when it is loaded and finds it free; Node's own `fetch` then
+ * runs through our undici, whose stricter checks fail any fetch that sets Content-Length itself
+ * (nodejs/undici#5500) — in a user's function node, say. Letting Node's bundled fetch claim the slot first keeps
+ * the process as it was: we never use the global dispatcher, every request names its own pool.
+ */
+function loadUndici(): Undici {
+  const slots = globalThis as unknown as Record<symbol, unknown>;
+  if (slots[LEGACY_GLOBAL_DISPATCHER] === undefined && typeof fetch === 'function') {
+    fetch('data:,').catch(() => undefined); // a data: URL: no network, only Node's fetch initialising itself
+  }
+  return createRequire(__filename)('undici') as Undici;
+}
 
 export interface TlsOptions {
   /** Extra CA certificate(s), PEM. */
