@@ -45,7 +45,8 @@ function slowAnswerProxy(target: string): {
       if (slow) held -= 1;
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers))
-        if (typeof v === 'string' && k !== 'host' && k !== 'connection') headers[k] = v;
+        // fetch sets Content-Length itself; passing ours on fails once any undici 7 is loaded (nodejs/undici#5500).
+        if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
       void fetch(target + (req.url ?? '/'), {
         method: req.method ?? 'POST',
         headers,
