@@ -337,16 +337,21 @@ client's); the tables above are regenerated on every run, this text is not.
   Node's HTTP parser ~10%, the request log ~8% (halved: "emulator: request log skips the secret scans..."). A
   bare node:http server spends ~20 µs per request in total; the saxes parse of one SendSMS request alone costs
   more, so benchmark 5's 0.4x is out of reach without a second XML parser, which the team rules exclude.
-- **Node-RED flow vs client.** In the flow's profile \`RED._\` (i18next, with its plural rules) takes ~17% of the
-  process's time (about a quarter of its busy time): the "n in flight" status is translated twice per message
-  (src/nodes/shared/input.ts show() -> status.ts inFlight()). Caching the text per count, or updating the status
-  at most every ~100 ms, would remove most of it (src/nodes is not this benchmark's to change).
+- **Node-RED flow vs client.** In the flow's profile \`RED._\` (i18next, with its plural rules) takes ~22% of the
+  process's time, about a third of its busy time: src/nodes/shared/input.ts compose() translates the "n in
+  flight" status (status.ts inFlight()) on every msg in and out, before show() finds the text unchanged. Caching
+  the text per count, or composing at most every ~100 ms, would remove most of it (src/nodes is not this
+  benchmark's to change).
 - **Memory under a burst.** A call waiting for a connection held ~6.6 KB of heap in our client against ~1.1 KB for
-  a bare undici request. The heap snapshot: ~20 closures per call (a dozen of them the exchange handler's, the
+  a bare undici request (before the caption reference became the default). The heap snapshot: ~20 closures per call (a dozen of them the exchange handler's, the
   rest safe send and lookups), a few new hidden classes per call, the envelope as a rope of ~26 concatenated
   strings until written. The handler is now one object and the body bytes (commit "transport: one Exchange object
-  per request"): ~5.6 KB. A burst of 20,000 messages into one node still costs a few hundred MB of heap: the
-  Node-RED side (msg clones, the node's pending handlers) adds to the client's share.
+  per request"): ~5.6 KB (~6 KB with the reference). A burst of 20,000 messages into one node still costs a few hundred MB of heap: the
+  Node-RED side (msg clones, the node's pending handlers) adds to the client's share. As installed, the config
+  node's queue (1000 by default) refuses the rest of such a burst at once (last row of the table).
+- **References.** With the caption reference on by default, one randomBytes() call per send was ~10 µs of the
+  client's CPU per call; references now come from a 4 KiB random pool (commit "reliability: references drawn
+  from a 4 KiB pool").
 - **Decoding.** QueryReceivedDLR: ours is ~1.5x the bare tokenizer and ~4.7x faster than node-soap in CPU; node-soap
   (sax) is ~7x slower than bare saxes on this document, so 5x leaves little room for building 5,000 typed records
   with dates. GetJobs1: the decode itself is as fast as bare saxes (~2.4 ms); the record parser (numbers and dates
