@@ -1,7 +1,7 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
 import { configOf } from './config';
 import { NodeGatewayError, statusTextOf, toGatewayError } from './errors';
-import { failed, inFlight, sharedKey, warn } from './status';
+import { cachedText, failed, inFlight, sharedKey, warn } from './status';
 
 export interface InputResult {
   /** Becomes msg.payload; every other property of the incoming msg is kept. */
@@ -53,7 +53,7 @@ export function onInput(RED: NodeAPI, node: Node, handler: InputHandler): void {
         ? {
             fill: 'blue',
             shape: 'dot',
-            text: RED._(sharedKey('status.inflightQueued'), { count: active, depth }),
+            text: cachedText(RED, sharedKey('status.inflightQueued'), { count: active, depth }),
           }
         : inFlight(RED, active);
     }

@@ -8,8 +8,25 @@ export const SHARED_NS = '@smsgw/node-red-sms-gateway/smsgw-config:smsgw-config.
 
 export const sharedKey = (key: string): string => SHARED_NS + key;
 
+const translated = new Map<string, string>();
+
+/**
+ * RED._ for status texts that change with every message ("3 in flight"): a busy flow asked it twice per
+ * message and spent a fifth of its time there (bench/nodered.ts), so the few distinct texts are kept.
+ */
+export function cachedText(RED: NodeAPI, key: string, params: Record<string, string | number>): string {
+  const id = `${key}|${Object.values(params).join('|')}`;
+  let text = translated.get(id);
+  if (text === undefined) {
+    if (translated.size >= 1000) translated.clear();
+    text = RED._(key, params);
+    translated.set(id, text);
+  }
+  return text;
+}
+
 export function inFlight(RED: NodeAPI, count: number): NodeStatus {
-  return { fill: 'blue', shape: 'dot', text: RED._(sharedKey('status.inflight'), { count }) };
+  return { fill: 'blue', shape: 'dot', text: cachedText(RED, sharedKey('status.inflight'), { count }) };
 }
 
 export const ok = (text: string): NodeStatus => ({ fill: 'green', shape: 'dot', text });
