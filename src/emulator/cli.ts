@@ -21,6 +21,7 @@ Options:
   --verbose-faults      fault strings in the stack-trace form
   --no-console          no sandbox console page at /
   --allow-host NAME     also accept this Host name for the console and control API (repeatable)
+  --max-connections N   connections served at once (default 256)
   --help                this text
 
 Prints "listening on http://HOST:PORT" once it accepts connections. SIGINT/SIGTERM stop it cleanly.
@@ -58,6 +59,12 @@ const VALUE_FLAGS: Record<string, (o: EmulatorOptions, v: string) => void> = {
     o.customerPath = v;
   },
   '--state': (o, v) => (o.stateFile = v),
+  '--max-connections': (o, v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1)
+      throw new CliUsageError(`--max-connections must be a whole number >= 1, not ${v}`);
+    o.maxConnections = n;
+  },
   '--allow-host': (o, v) => (o.allowedHosts = [...(o.allowedHosts ?? []), v.toLowerCase()]),
 };
 

@@ -70,6 +70,9 @@ export function serviceEntries(options: EmulatorOptions): ServiceEntry[] {
   }));
 }
 
+/** Connections served at once unless `maxConnections` says otherwise (more are refused by the kernel's backlog). */
+export const DEFAULT_MAX_CONNECTIONS = 256;
+
 /** Starts the emulator: HTTP on host:port, all four services, the control API under /_emulator/. */
 export async function startEmulator<B extends EmulatorBackend = GatewayState>(
   options: Omit<EmulatorOptions, 'backend'> & { backend?: B } = {},
@@ -111,7 +114,8 @@ export async function startEmulator<B extends EmulatorBackend = GatewayState>(
     },
   );
   const server = createServer({ maxHeaderSize: 64 * 1024 }, handler);
-  if (options.maxConnections !== undefined) server.maxConnections = options.maxConnections;
+  // A sandbox on a laptop or a Pi: a runaway client loop must not exhaust file descriptors.
+  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   server.on('clientError', (_err, socket) => {
     if (socket.writable)
       socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');

@@ -18,6 +18,13 @@ describe('emulator: allowed host names for the control API', () => {
     assert.equal((await health(`evil.example:${emu.port}`)).status, 403);
   });
 
+  it('limits the connections served at once by default, and --max-connections changes it', async () => {
+    const server = (emu as unknown as { server: { maxConnections: number } }).server;
+    assert.equal(server.maxConnections, 256);
+    assert.equal(parseCliArgs(['--max-connections', '32']).options.maxConnections, 32);
+    assert.throws(() => parseCliArgs(['--max-connections', '0']));
+  });
+
   it('takes the names from repeated --allow-host flags', () => {
     const { options } = parseCliArgs(['--allow-host', 'Emu', '--allow-host=box.local']);
     assert.deepEqual(options.allowedHosts, ['emu', 'box.local']);
