@@ -26,7 +26,13 @@ export async function addNode(page: Page, type: string, x: number, y: number): P
   await page.mouse.move(from.x + 20, from.y, { steps: 5 });
   await page.mouse.move(chart.x + x, chart.y + y, { steps: 15 });
   await page.mouse.up();
-  const added = (await nodeIds(page)).filter((id) => !before.has(id));
+  // the editor draws the new node on its next redraw, later still on a busy machine
+  let added: string[] = [];
+  for (let waited = 0; waited < 10000; waited += 100) {
+    added = (await nodeIds(page)).filter((id) => !before.has(id));
+    if (added.length > 0) break;
+    await page.waitForTimeout(100);
+  }
   if (added.length !== 1) throw new Error(`dragging ${type} added ${added.length} nodes`);
   return added[0]!;
 }
