@@ -257,11 +257,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     // the editor asks the Flow Library catalogue for the palette manager; that is Node-RED's, not ours
     const unexpected = browser.blocked.filter((u) => !u.startsWith('https://catalogue.nodered.org/'));
     assert.deepEqual(unexpected, []);
-    // Known and handled: the config dialog asks for the outbox of a config node that is not deployed yet and
-    // shows "disabled" on 404. Chromium still logs every 4xx as "Failed to load resource", so those console
-    // lines are judged by the HTTP responses recorded next to them.
-    const handled404 = /^HTTP 404 GET http:\/\/127\.0\.0\.1:\d+\/smsgw-config\/[^/]+\/outbox$/;
-    const http = browser.errors.filter((e) => e.startsWith('HTTP ') && !handled404.test(e));
+    const http = browser.errors.filter((e) => e.startsWith('HTTP '));
     const others = browser.errors.filter(
       (e) =>
         !e.startsWith('HTTP ') && !/Failed to load resource|ERR_FAILED|ERR_NAME_NOT_RESOLVED|net::/.test(e),

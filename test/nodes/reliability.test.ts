@@ -308,11 +308,13 @@ describe('nodes: durable outbox', function () {
     assert.equal(state.jobs().filter((j) => j.caption.startsWith('ob-clear')).length, 0);
   });
 
-  it('without the option there is no outbox (404 for an unknown config, enabled false)', async () => {
+  it('without the option there is no outbox (enabled false; an undeployed config has nothing kept)', async () => {
     await loadFlow(flowWith(`http://127.0.0.1:${port}`, [sms('n1')]));
     const listed = await helper.request().get('/smsgw-config/cfg/outbox').expect(200);
     assert.equal(listed.body.enabled, false);
-    await helper.request().get('/smsgw-config/nope/outbox').expect(404);
+    const unknown = await helper.request().get('/smsgw-config/nope/outbox').expect(200);
+    assert.deepEqual(unknown.body, { enabled: false, deployed: false, entries: [] });
+    await helper.request().delete('/smsgw-config/nope/outbox').expect(404);
     assert.ok(helper.getNode('n1') as Node);
   });
 });

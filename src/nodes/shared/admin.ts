@@ -45,7 +45,8 @@ export function registerAdminRoutes(RED: NodeAPI): void {
     (req: Request, res: Response) => {
       const host = hostOf(String(req.params.id));
       if (!host) {
-        res.status(404).json({ enabled: false, entries: [] });
+        // Not deployed (yet): the dialog of a new config node asks too, and there is simply nothing kept.
+        res.json({ enabled: false, deployed: false, entries: [] });
         return;
       }
       void host.list().then(
