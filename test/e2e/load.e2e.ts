@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { examplesForDeploy, listExamples } from '../../scripts/lib/flows';
+import { DEMO, examplesForDeploy, listExamples } from '../../scripts/lib/flows';
 import { deployFlows, getNodeSets } from '../../scripts/lib/nodered';
 import { listServedExamples } from './examples';
 import { MODULE, NODE_TYPES, nodeBin, nodeRedVersion, startStack, type Stack } from './stack';
@@ -68,7 +68,10 @@ describe(`load and deploy: Node-RED ${nodeRedVersion} on node ${nodeVersion}`, f
   it('deploys the example flows against the emulator', async function () {
     await deployFlows(stack.nodeRed.url, examplesForDeploy(stack.emulator.url));
     const res = await fetch(`${stack.nodeRed.url}/flows`, { headers: { 'Node-RED-API-Version': 'v2' } });
-    const { flows } = (await res.json()) as { flows: { type: string }[] };
+    const text = await res.text();
+    // The credentials went in with the deploy; the exported flows must not carry them back out.
+    assert.ok(!text.includes(DEMO.password), 'GET /flows exposes the gateway password');
+    const { flows } = JSON.parse(text) as { flows: { type: string }[] };
     const deployed = new Set(flows.map((n) => n.type));
     for (const t of NODE_TYPES) assert.ok(deployed.has(t), `no ${t} node in the deployed examples`);
     // let the polling nodes make their first calls so their failures would reach the log
