@@ -89,4 +89,25 @@ describe('nodes: editor HTML (as the scorecard parses it)', () => {
       }
     });
   }
+
+  it('every node HTML first loads resources/editor.js, which is packed, ES2018 and defines what the dialogs call', () => {
+    const files = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { files: string[] })
+      .files;
+    assert.ok(files.includes('resources'), 'resources/ is not in package.json files');
+    const shared = readFileSync(path.join(root, 'resources', 'editor.js'), 'utf8');
+    acorn.parse(shared, { ecmaVersion: 2018 });
+    const returned = /return \{([^}]*)\};\s*\}\)\(\);\s*$/.exec(shared);
+    assert.ok(returned, 'editor.js does not end by returning its helpers');
+    const exported = new Set([...returned[1]!.matchAll(/(\w+):/g)].map((m) => m[1]));
+    for (const type of Object.keys(pkg['node-red'].nodes)) {
+      const html = readFileSync(path.join(root, 'nodes', `${type}.html`), 'utf8');
+      assert.ok(
+        html.startsWith('<script src="resources/@smsgw/node-red-sms-gateway/editor.js"></script>\n'),
+        `${type} does not load the shared editor script first`,
+      );
+      const called = [...html.matchAll(/(?:window\.smsgwEditor|\bed)\.(\w+)/g)].map((m) => m[1]!);
+      for (const name of called)
+        assert.ok(exported.has(name), `${type} calls smsgwEditor.${name}, not defined`);
+    }
+  });
 });

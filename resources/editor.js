@@ -1,0 +1,160 @@
+/* Editor helpers shared by every smsgw node's dialog. Plain ES2018, no build: Node-RED serves this file at
+ * resources/@smsgw/node-red-sms-gateway/editor.js and every node's HTML loads it before its own script.
+ * Each node set loads it, so it is defined once and the first definition (with its catalogue cache) is kept. */
+/* global $, RED, window */
+window.smsgwEditor = window.smsgwEditor || (function () {
+    var cataloguePromise = null;
+    var COMMON = ['msg', 'flow', 'global', 'env', 'jsonata'];
+
+    function catalogue() {
+        if (!cataloguePromise) {
+            cataloguePromise = $.getJSON('smsgw/operations').fail(function () {
+                cataloguePromise = null;
+            });
+        }
+        return cataloguePromise;
+    }
+
+    function typesFor(param) {
+        var t = param.type;
+        if (param.values) {
+            return [{ value: 'enum', label: t, options: param.values }].concat(COMMON);
+        }
+        if (t === 'int' || t === 'double') { return ['num'].concat(COMMON); }
+        if (t === 'boolean') { return ['bool'].concat(COMMON); }
+        if (t === 'dateTime') { return ['str', 'date'].concat(COMMON); }
+        if (t === 'base64Binary') { return ['str', 'bin'].concat(COMMON); }
+        if (/\[\]$/.test(t)) { return ['str', 'json'].concat(COMMON); }
+        return ['str'].concat(COMMON);
+    }
+
+    function typed(id, types, def) {
+        var field = $('#node-input-' + id);
+        field.typedInput({ default: def || types[0], types: types, typeField: '#node-input-' + id + 'Type' });
+        return field;
+    }
+
+    // One typedInput row per parameter of the chosen operation; rows keep values across operations.
+    function paramRows(container, op, values) {
+        container.empty();
+        if (!op) { return; }
+        op.params.forEach(function (p, i) {
+            var row = $('<div class="form-row"></div>').appendTo(container);
+            $('<label></label>').attr('for', 'smsgw-param-' + i).text(p.name).attr('title', p.doc || p.type).appendTo(row);
+            var input = $('<input type="text" style="width:70%">').attr('id', 'smsgw-param-' + i)
+                .attr('data-param', p.name).attr('placeholder', p.optional ? p.type + ' (optional)' : p.type).appendTo(row);
+            var types = typesFor(p);
+            var allowed = types.map(function (t) { return typeof t === 'string' ? t : t.value; });
+            var stored = values[p.name] || p.default || { value: '', type: allowed[0] };
+            if (allowed.indexOf(stored.type) < 0) {
+                // A row kept from another operation whose parameter had another type (e.g. str -> int).
+                stored = { value: stored.value, type: allowed[0] };
+            }
+            input.typedInput({ types: types, default: stored.type });
+            input.typedInput('type', stored.type);
+            input.typedInput('value', stored.value);
+        });
+    }
+
+    function collectParams(container, values) {
+        var out = $.extend({}, values);
+        container.find('input[data-param]').each(function () {
+            var input = $(this);
+            var type = input.typedInput('type');
+            var value = input.typedInput('value');
+            if ((type === 'str' || type === 'num') && String(value).trim() === '') {
+                delete out[input.attr('data-param')];
+            } else {
+                out[input.attr('data-param')] = { value: value, type: type };
+            }
+        });
+        return out;
+    }
+
+    function operationSelect(select, nodeType, current, onChange) {
+        return catalogue().then(function (cat) {
+            var ops = cat[nodeType] || [];
+            select.empty();
+            ops.forEach(function (op) {
+                var name = op.key.split('/')[1];
+                var service = op.key.split('/')[0];
+                $('<option></option>').val(name).text(name + (service === 'legacy' ? ' (legacy)' : '')).attr('title', op.doc).appendTo(select);
+            });
+            select.val(current || (ops[0] && ops[0].key.split('/')[1]));
+            var find = function () {
+                var v = select.val();
+                return ops.filter(function (o) { return o.key.split('/')[1] === v; })[0];
+            };
+            select.off('change.smsgw').on('change.smsgw', function () { onChange(find()); });
+            onChange(find());
+            return cat;
+        });
+    }
+
+    function analyze(text) {
+        return $.ajax({ url: 'smsgw/analyze', type: 'POST', contentType: 'application/json', data: JSON.stringify({ text: text }) });
+    }
+
+    // The typedInput types of the fields that several nodes share (same id, same choices, same default).
+    var FIELDS = {
+        recipient: [['str', 'json'].concat(COMMON), 'str'],
+        text: [['msg', 'str'].concat(COMMON.slice(1)), 'msg'],
+        caption: [['msg', 'str'].concat(COMMON.slice(1)), 'msg'],
+        data: [['msg', 'str', 'bin'].concat(COMMON.slice(1)), 'msg'],
+        sender: [['str'].concat(COMMON), 'str'],
+        sendDate: [['str', 'date'].concat(COMMON), 'str'],
+        jobPriority: [['num'].concat(COMMON), 'num'],
+        threshold: [['num'].concat(COMMON), 'num']
+    };
+
+    function fields(ids) {
+        ids.forEach(function (id) { typed(id, FIELDS[id][0], FIELDS[id][1]); });
+    }
+
+    // Dialog of a node with an operation picker and one row per parameter (customer, query jobs, legacy send).
+    function operationPrepare(node, nodeType) {
+        var container = $('#' + nodeType + '-params');
+        var values = $.extend({}, node.params || {});
+        var shown = false;
+        operationSelect($('#node-input-operation'), nodeType, node.operation, function (op) {
+            if (shown) { values = collectParams(container, values); }
+            paramRows(container, op, values);
+            shown = true;
+        });
+        node._smsgwCollect = function () { return shown ? collectParams(container, values) : node.params; };
+    }
+
+    function operationSave(node) {
+        if (node._smsgwCollect) { node.params = node._smsgwCollect(); }
+        delete node._smsgwCollect;
+    }
+
+    function operationCancel(node) {
+        delete node._smsgwCollect;
+    }
+
+    // Dialog of a poller (inbound, delivery reports, HLR results): context store list and poll-on-input switch.
+    function pollerPrepare(node) {
+        var stores = ((RED.settings.context || {}).stores || []);
+        var storeSelect = $('#node-input-store');
+        stores.forEach(function (name) {
+            if (name !== '') { $('<option>').val(name).text(name).appendTo(storeSelect); }
+        });
+        if (node.store && stores.indexOf(node.store) < 0) {
+            $('<option>').val(node.store).text(node.store).appendTo(storeSelect);
+        }
+        storeSelect.val(node.store || '');
+        $('#smsgw-poll-on-input').prop('checked', Number(node.inputs) === 1).on('change', function () {
+            $('#smsgw-poll-interval-row').toggle(!$(this).is(':checked'));
+        }).trigger('change');
+    }
+
+    function pollerSave(node) {
+        node.inputs = $('#smsgw-poll-on-input').is(':checked') ? 1 : 0;
+    }
+
+    return { catalogue: catalogue, typed: typed, typesFor: typesFor, paramRows: paramRows,
+        collectParams: collectParams, operationSelect: operationSelect, analyze: analyze, COMMON: COMMON,
+        fields: fields, operationPrepare: operationPrepare, operationSave: operationSave,
+        operationCancel: operationCancel, pollerPrepare: pollerPrepare, pollerSave: pollerSave };
+})();
