@@ -1,3 +1,4 @@
+import { complexType, findOperation } from '../../catalogue';
 /** Customer operations: a small customer list per account (its own customer plus the ones it created). */
 import { num, str, type AccountHandler } from './env';
 import type { AccountState, CustomerRecord } from './model';
@@ -31,21 +32,12 @@ export const getCustomerWithAuthUser: AccountHandler = (_env, state, p) => {
 
 const MIN_SERIAL = 4;
 const MIN_PASSWORD = 6;
-const CUSTOMER_FIELDS = [
-  'CompanyName',
-  'CompanyName2',
-  'ContactPerson',
-  'Street',
-  'Postcode',
-  'Location',
-  'Mobil',
-  'Tel',
-  'Fax',
-  'Web',
-  'SMSCSerial',
-  'EMail',
-  'Comment',
-] as const;
+/** CreateCustomer's parameters that are also Customer fields, derived from the catalogue (SMSCPassword is not one). */
+const CUSTOMER_FIELDS: readonly string[] = (() => {
+  const fields = new Set(complexType('Customer').fields.map((f) => f.name));
+  const op = findOperation('customer', 'CreateCustomer');
+  return (op?.params ?? []).filter((p) => !p.credential && fields.has(p.name)).map((p) => p.name);
+})();
 
 function serialTaken(store: Store, serial: string): boolean {
   const s = serial.toLowerCase();
