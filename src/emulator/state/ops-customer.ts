@@ -1,5 +1,5 @@
-import { complexType, findOperation } from '../../catalogue';
 /** Customer operations: a small customer list per account (its own customer plus the ones it created). */
+import { complexType, findOperation } from '../../catalogue';
 import { num, str, type AccountHandler } from './env';
 import type { AccountState, CustomerRecord } from './model';
 import type { Store } from './store';
