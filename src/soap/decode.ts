@@ -1,16 +1,16 @@
 /**
- * Streaming response decoder (asmx-wire.md §3.2, §5.4, §5.5, §6, §7.3, §8, §10.1). saxes tokenizes without
- * namespace processing (cheaper); prefixes are resolved here from a scope chain that only grows on elements
- * that declare namespaces. Each element's meaning comes from the catalogue plan of its parent, values are
+ * Streaming response decoder (asmx-wire.md §3.2, §5.4, §5.5, §6, §7.3, §8, §10.1). The scanner tokenizes
+ * without namespace processing (cheaper); prefixes are resolved here from a scope chain that only grows on
+ * elements that declare namespaces. Each element's meaning comes from the catalogue plan of its parent, values are
  * converted when their element closes and stored straight into the result.
  */
-import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { OperationDef } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import { NS } from './ns';
 import { COMPLEX, type FieldPlan, LIST, PRIM, READ_INT, READ_STRING, type Plan, planOf } from './plan';
 import { readInt } from './read-values';
 import type { Transport } from './request';
+import { XmlScanner, decodeText } from './xml-scanner';
 
 export interface ResponseDecoder {
   write(chunk: Uint8Array): void;
@@ -79,9 +79,17 @@ const localOf = (qname: string): string => {
 };
 
 class Decoder implements ResponseDecoder {
-  private readonly parser = new SaxesParser<{ xmlns: false; position: false }>({
-    xmlns: false,
-    position: false,
+  private readonly parser = new XmlScanner({
+    open: (name, attrs) => this.onOpen(name, attrs),
+    close: () => this.onClose(),
+    text: (s, start, end) => {
+      const f = this.stack[this.depth] as Frame;
+      if (f.collect) f.text += decodeText(s, start, end);
+    },
+    cdata: (t) => {
+      const f = this.stack[this.depth] as Frame;
+      if (f.collect) f.text += t;
+    },
   });
   private readonly utf8 = new TextDecoder('utf-8');
   private readonly stack: Frame[] = [new Frame()];
@@ -100,8 +108,6 @@ class Decoder implements ResponseDecoder {
   private readonly pending = new Map<string, PendingRef[]>();
   private error: GatewayError | undefined;
   private excerpt = Buffer.alloc(0);
-  /** Set by saxes' attribute event: most elements have none, and this spares a scan of an empty object. */
-  private hasAttributes = false;
 
   constructor(
     private readonly op: OperationDef,
@@ -111,14 +117,6 @@ class Decoder implements ResponseDecoder {
     this.resultPlan = planOf(op.result.type, opts.zoneless ?? 'utc');
     this.wrapperName = `${op.name}Response`;
     this.resultName = `${op.name}Result`;
-    const p = this.parser;
-    p.on('opentag', this.onOpen);
-    p.on('closetag', this.onClose);
-    p.on('text', this.onText);
-    p.on('cdata', this.onText);
-    p.on('attribute', () => {
-      this.hasAttributes = true;
-    });
   }
 
   write(chunk: Uint8Array): void {
@@ -139,7 +137,7 @@ class Decoder implements ResponseDecoder {
     try {
       const s = this.utf8.decode();
       if (s) this.parser.write(s);
-      this.parser.close();
+      this.parser.end();
       if (!this.done) throw new Error('the document ended early');
       for (const id of this.pending.keys()) throw new Error(`unresolved reference #${id}`);
     } catch (e) {
@@ -169,12 +167,7 @@ class Decoder implements ResponseDecoder {
     return s.length > 200 ? `${s.slice(0, 200)}…` : s;
   }
 
-  private readonly onText = (t: string): void => {
-    const f = this.stack[this.depth] as Frame;
-    if (f.collect) f.text += t;
-  };
-
-  private readonly onOpen = (tag: SaxesTagPlain): void => {
+  private onOpen(name: string, attrs: string[] | null): void {
     const parent = this.stack[this.depth] as Frame;
     const d = ++this.depth;
     let f = this.stack[d];
@@ -189,12 +182,7 @@ class Decoder implements ResponseDecoder {
     f.nil = false;
     f.ref = false;
     f.id = null;
-    let refId: string | null = null;
-    if (this.hasAttributes) {
-      this.hasAttributes = false;
-      refId = this.scanAttributes(f, tag.attributes);
-    }
-    const name = tag.name;
+    const refId = attrs === null ? null : this.scanAttributes(f, attrs);
     switch (parent.mode) {
       case VALUE: {
         const plan = parent.plan as Plan;
@@ -265,23 +253,25 @@ class Decoder implements ResponseDecoder {
       default:
         f.mode = SKIP;
     }
-  };
+  }
 
   /** Declarations first (they may follow the attributes that use them), then nil / id / references. */
-  private scanAttributes(f: Frame, attrs: Record<string, string>): string | null {
+  private scanAttributes(f: Frame, attrs: string[]): string | null {
     let scope: NsScope | null = null;
-    for (const k in attrs) {
+    for (let a = 0; a < attrs.length; a += 2) {
+      const k = attrs[a] as string;
       if (k.charCodeAt(0) === 120 && (k === 'xmlns' || k.startsWith('xmlns:'))) {
         // A flat copy, not Object.create(f.ns): making each response's scopes prototypes costs V8 new hidden
         // classes per response, and copying a handful of prefixes is cheap.
         scope ??= Object.assign({}, f.ns);
-        scope[k.length === 5 ? '' : k.slice(6)] = attrs[k];
+        scope[k.length === 5 ? '' : k.slice(6)] = attrs[a + 1];
       }
     }
     if (scope) f.ns = scope;
     let refId: string | null = null;
-    for (const k in attrs) {
-      const v = attrs[k] as string;
+    for (let a = 0; a < attrs.length; a += 2) {
+      const k = attrs[a] as string;
+      const v = attrs[a + 1] as string;
       const i = k.indexOf(':');
       if (i < 0) {
         if (k === 'href') refId = v.charCodeAt(0) === 35 ? v.slice(1) : v;
@@ -402,7 +392,7 @@ class Decoder implements ResponseDecoder {
     }
   }
 
-  private readonly onClose = (): void => {
+  private onClose(): void {
     const f = this.stack[this.depth] as Frame;
     this.depth--;
     switch (f.mode) {
@@ -447,7 +437,7 @@ class Decoder implements ResponseDecoder {
         break;
     }
     if (this.depth === 0 && f.mode === VALUE) this.done = true;
-  };
+  }
 }
 
 /**

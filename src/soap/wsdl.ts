@@ -1,6 +1,6 @@
 /** The one thing the client reads from a service's WSDL: its target namespace (asmx-wire.md §9.2). */
-import { SaxesParser } from 'saxes';
 import { GatewayError } from '../errors';
+import { XmlScanner } from './xml-scanner';
 
 class Found extends Error {
   constructor(readonly namespace: string | undefined) {
@@ -8,19 +8,29 @@ class Found extends Error {
   }
 }
 
+const ignore = (): void => undefined;
+
 /** Reads `targetNamespace` from the root `definitions` element; throws GatewayError('PARSE') if there is none. */
 export function readTargetNamespace(wsdl: string): string {
-  const parser = new SaxesParser({ xmlns: false, position: false });
-  parser.on('opentag', (tag) => {
-    const i = tag.name.indexOf(':');
-    const local = i < 0 ? tag.name : tag.name.slice(i + 1);
-    if (local !== 'definitions') throw new Error(`expected a WSDL definitions element, found <${tag.name}>`);
-    // Only the root matters: stop reading there.
-    throw new Found(tag.attributes.targetNamespace);
+  const scanner = new XmlScanner({
+    open(name, attrs) {
+      const i = name.indexOf(':');
+      const local = i < 0 ? name : name.slice(i + 1);
+      if (local !== 'definitions') throw new Error(`expected a WSDL definitions element, found <${name}>`);
+      // Only the root matters: stop reading there.
+      let ns: string | undefined;
+      for (let a = 0; attrs !== null && a < attrs.length; a += 2) {
+        if (attrs[a] === 'targetNamespace') ns = attrs[a + 1];
+      }
+      throw new Found(ns);
+    },
+    close: ignore,
+    text: ignore,
+    cdata: ignore,
   });
   let ns: string | undefined;
   try {
-    parser.write(wsdl).close();
+    scanner.parse(wsdl);
     throw new Error('no root element');
   } catch (e) {
     if (e instanceof Found) ns = e.namespace;

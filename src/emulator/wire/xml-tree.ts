@@ -1,4 +1,4 @@
-import { SaxesParser } from 'saxes';
+import { XmlScanner, decodeText } from '../../soap/xml-scanner';
 
 /** A parsed element: namespace-resolved, with the position .NET would report in "error in XML document (L, C)". */
 export interface XmlElement {
@@ -51,70 +51,121 @@ export function resolveQName(el: XmlElement, qname: string): { ns: string; local
   return { ns: '', local };
 }
 
+const XML_NS = 'http://www.w3.org/XML/1998/namespace';
+const NO_DECLS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** The namespace a prefix is bound to where `el` (the new element, not yet linked) sits. */
+function lookup(
+  decls: Readonly<Record<string, string>>,
+  parent: XmlElement | undefined,
+  prefix: string,
+): string | undefined {
+  if (prefix === 'xml') return XML_NS;
+  const own = decls[prefix];
+  if (own !== undefined) return own;
+  for (let e = parent; e; e = e.parent) {
+    const uri = e.decls[prefix];
+    if (uri !== undefined) return uri;
+  }
+  return prefix === '' ? '' : undefined;
+}
+
 /**
  * Parses a whole document into a small tree. DOCTYPE declarations are refused outright (no DTD, no entity
  * expansion: the "billion laughs" family cannot even start), and depth, attribute size and element count are bounded.
  */
 export function parseXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): XmlElement {
-  const parser = new SaxesParser({ xmlns: true, position: true });
   const stack: XmlElement[] = [];
   let root: XmlElement | undefined;
   let count = 0;
-  let startLine = 1;
-  let startColumn = 1;
-  let failure: Error | undefined;
+  // Line and column of each start tag, counted forward as the scan goes (what .NET reports: the name's column).
+  let line = 1;
+  let lineStart = 0;
+  let counted = 0;
+  const position = (offset: number): { line: number; column: number } => {
+    for (let nl = text.indexOf('\n', counted); nl >= 0 && nl < offset; nl = text.indexOf('\n', nl + 1)) {
+      line++;
+      lineStart = nl + 1;
+    }
+    counted = offset;
+    return { line, column: offset + 1 - lineStart + 1 };
+  };
   const fail = (message: string): never => {
     throw new XmlRejected(message);
   };
-  parser.on('error', (err) => {
-    failure ??= err;
-    throw new XmlRejected(err.message);
-  });
-  parser.on('doctype', () => fail('DTD is prohibited'));
-  parser.on('opentagstart', (tag) => {
-    startLine = parser.line;
-    startColumn = Math.max(1, parser.column - tag.name.length);
-    if (stack.length >= limits.maxDepth) fail('maximum depth exceeded');
-    if (++count > limits.maxElements) fail('too many elements');
-  });
-  parser.on('opentag', (tag) => {
-    const attrs = new Map<string, string>();
-    for (const a of Object.values(tag.attributes)) {
-      if (a.value.length > limits.maxAttributeLength) fail('attribute too long');
-      if (a.prefix === 'xmlns' || a.name === 'xmlns') continue;
-      attrs.set(attrKey(a.uri, a.local), a.value);
-    }
-    const parent = stack[stack.length - 1];
-    const el: XmlElement = {
-      local: tag.local,
-      ns: tag.uri,
-      attrs,
-      children: [],
-      text: '',
-      line: startLine,
-      column: startColumn,
-      parent,
-      decls: { ...tag.ns },
-    };
-    if (parent) parent.children.push(el);
-    else root = el;
-    stack.push(el);
-  });
-  const onText = (t: string): void => {
-    const top = stack[stack.length - 1];
-    if (top) top.text += t;
-  };
-  parser.on('text', onText);
-  parser.on('cdata', onText);
-  parser.on('closetag', () => {
-    stack.pop();
+  const scanner = new XmlScanner({
+    open(name, list, offset) {
+      if (stack.length >= limits.maxDepth) fail('maximum depth exceeded');
+      if (++count > limits.maxElements) fail('too many elements');
+      const parent = stack[stack.length - 1];
+      let decls: Record<string, string> | undefined;
+      if (list !== null) {
+        for (let i = 0; i < list.length; i += 2) {
+          const k = list[i] as string;
+          const v = list[i + 1] as string;
+          if (v.length > limits.maxAttributeLength) fail('attribute too long');
+          if (k === 'xmlns') (decls ??= {})[''] = v;
+          else if (k.startsWith('xmlns:')) {
+            if (v === '') fail(`empty namespace for prefix ${k.slice(6)}`);
+            (decls ??= {})[k.slice(6)] = v;
+          }
+        }
+      }
+      const own = decls ?? NO_DECLS;
+      const attrs = new Map<string, string>();
+      if (list !== null) {
+        for (let i = 0; i < list.length; i += 2) {
+          const k = list[i] as string;
+          if (k === 'xmlns' || k.startsWith('xmlns:')) continue;
+          const c = k.indexOf(':');
+          if (c < 0) {
+            attrs.set(k, list[i + 1] as string);
+            continue;
+          }
+          const uri = lookup(own, parent, k.slice(0, c));
+          if (uri === undefined) fail(`unbound namespace prefix in attribute ${k}`);
+          const key = attrKey(uri as string, k.slice(c + 1));
+          if (attrs.has(key)) fail(`attribute ${k} repeated`);
+          attrs.set(key, list[i + 1] as string);
+        }
+      }
+      const c = name.indexOf(':');
+      const ns = lookup(own, parent, c < 0 ? '' : name.slice(0, c));
+      if (ns === undefined) fail(`unbound namespace prefix in <${name}>`);
+      const { line: l, column } = position(offset);
+      const el: XmlElement = {
+        local: c < 0 ? name : name.slice(c + 1),
+        ns: ns as string,
+        attrs,
+        children: [],
+        text: '',
+        line: l,
+        column,
+        parent,
+        decls: own,
+      };
+      if (parent) parent.children.push(el);
+      else root = el;
+      stack.push(el);
+    },
+    close() {
+      stack.pop();
+    },
+    text(s, start, end) {
+      const top = stack[stack.length - 1];
+      if (top) top.text += decodeText(s, start, end);
+    },
+    cdata(t) {
+      const top = stack[stack.length - 1];
+      if (top) top.text += t;
+    },
   });
   try {
-    parser.write(text).close();
+    scanner.parse(text);
   } catch (err) {
     if (err instanceof XmlRejected) throw err;
     throw new XmlRejected(err instanceof Error ? err.message : String(err));
   }
-  if (failure || !root) throw new XmlRejected(failure?.message ?? 'no root element');
+  if (!root) throw new XmlRejected('no root element');
   return root;
 }
