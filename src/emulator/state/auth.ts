@@ -8,14 +8,24 @@ import type { Store } from './store';
 export type LoginFailure = 'InvalidUser' | 'AccountLocked' | 'IPLock';
 export type AuthResult = { ok: true; state: AccountState } | { ok: false; status: LoginFailure };
 
-function credential(
-  op: OperationDef,
-  params: ParamValues,
-  role: 'user' | 'password',
-): { name: string; value: string | undefined } {
-  const def = op.params.find((p) => p.credential === role);
-  const value = def ? params[def.name] : undefined;
-  return { name: def?.name ?? '', value: typeof value === 'string' ? value : undefined };
+/** Names of an operation's user and password parameters ('' when it has none), found once per operation. */
+const credentialNames = new WeakMap<OperationDef, { user: string; password: string }>();
+
+function namesOf(op: OperationDef): { user: string; password: string } {
+  let names = credentialNames.get(op);
+  if (!names) {
+    names = {
+      user: op.params.find((p) => p.credential === 'user')?.name ?? '',
+      password: op.params.find((p) => p.credential === 'password')?.name ?? '',
+    };
+    credentialNames.set(op, names);
+  }
+  return names;
+}
+
+function credential(params: ParamValues, name: string): string | undefined {
+  const value = name === '' ? undefined : params[name];
+  return typeof value === 'string' ? value : undefined;
 }
 
 export function authenticate(
@@ -24,10 +34,11 @@ export function authenticate(
   params: ParamValues,
   ctx: CallContext,
 ): AuthResult {
-  const user = credential(op, params, 'user');
-  const password = credential(op, params, 'password').value;
+  const names = namesOf(op);
+  const user = credential(params, names.user);
+  const password = credential(params, names.password);
   // SMSCR names its login "serial": accept the account's serial there (which defaults to the user name).
-  const state = store.get(user.value) ?? (user.name === 'serial' ? store.bySerial(user.value) : undefined);
+  const state = store.get(user) ?? (names.user === 'serial' ? store.bySerial(user) : undefined);
   if (!state || password === undefined || state.account.password !== password)
     return { ok: false, status: 'InvalidUser' };
   if (state.account.locked) return { ok: false, status: 'AccountLocked' };

@@ -6,6 +6,11 @@ export class Duplicates {
 
   constructor(private readonly windowMs: number) {}
 
+  /** False with a window of 0: nothing is remembered, so callers need not build keys. */
+  get enabled(): boolean {
+    return this.windowMs > 0;
+  }
+
   static key(
     user: string,
     sender: string,

@@ -16,7 +16,7 @@ import type { OpEnv } from './env';
 import { JobEngine, roundCredits } from './lifecycle';
 import type { AccountState } from './model';
 import { normalizeAddress } from './numbers';
-import { HANDLERS, handlerKey, missingHandlers } from './operations';
+import { HANDLERS, handlerKey, missingHandlers, type OperationHandler } from './operations';
 import { resolveOptions, type GatewayStateOptions, type ResolvedOptions } from './options';
 import { StateFile } from './state-file';
 import { Store } from './store';
@@ -30,6 +30,15 @@ export interface JobSummary {
   readonly type: string;
   readonly status: string;
   readonly createdAt: Date;
+}
+
+/** The handler of each operation object, looked up once (the key is built from the operation's names). */
+const handlers = new WeakMap<OperationDef, OperationHandler | undefined>();
+function handlerOf(op: OperationDef): OperationHandler | undefined {
+  if (handlers.has(op)) return handlers.get(op);
+  const handler = HANDLERS[handlerKey(op)];
+  handlers.set(op, handler);
+  return handler;
 }
 
 const SUBSCRIBER_STATES: readonly SubscriberState[] = ['ok', 'unknown', 'unreachable'];
@@ -68,7 +77,7 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
   }
 
   invoke(op: OperationDef, params: ParamValues, ctx: CallContext): unknown {
-    const handler = HANDLERS[handlerKey(op)];
+    const handler = handlerOf(op);
     if (!handler) throw new Error(`operation ${op.service}/${op.name} is not implemented by the emulator`);
     const now = this.now();
     this.engine.tick(now);

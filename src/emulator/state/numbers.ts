@@ -1,8 +1,15 @@
 /** Phone numbers and recipient lists as the emulator reads them. */
 
+const SEPARATOR = /[,;\r\n]/;
+
 /** Splits a recipient text on `,`, `;` and line breaks; trims and drops empty entries. */
 export function splitRecipients(text: string | undefined): string[] {
   if (!text) return [];
+  if (!SEPARATOR.test(text)) {
+    // A single number (the usual case): the same result without splitting.
+    const one = text.trim();
+    return one === '' ? [] : [one];
+  }
   return text
     .split(/[,;\r\n]+/)
     .map((r) => r.trim())

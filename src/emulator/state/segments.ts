@@ -8,8 +8,10 @@ const GSM_BASIC =
   '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
 const GSM_EXTENSION = '^{}\\[~]|€\f';
 
-const BASIC = new Set(GSM_BASIC);
-const EXTENSION = new Set(GSM_EXTENSION);
+/** Septets per UTF-16 code unit: 1 basic table, 2 extension table, 0 neither (every table character is in the BMP). */
+const SEPTETS = new Uint8Array(0x10000);
+for (const ch of GSM_BASIC) SEPTETS[ch.charCodeAt(0)] = 1;
+for (const ch of GSM_EXTENSION) SEPTETS[ch.charCodeAt(0)] = 2;
 
 export type TextEncoding = 'gsm7' | 'ucs2';
 
@@ -31,10 +33,10 @@ const LIMITS = {
 /** Counts GSM-7 septets, or returns -1 when the text needs UCS-2. */
 function gsmSeptets(text: string): number {
   let septets = 0;
-  for (const ch of text) {
-    if (BASIC.has(ch)) septets += 1;
-    else if (EXTENSION.has(ch)) septets += 2;
-    else return -1;
+  for (let i = 0; i < text.length; i++) {
+    const n = SEPTETS[text.charCodeAt(i)]!;
+    if (n === 0) return -1;
+    septets += n;
   }
   return septets;
 }

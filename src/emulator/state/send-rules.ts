@@ -90,7 +90,9 @@ export function submitText(env: OpEnv, state: AccountState, req: TextSend): Send
   if (segments > env.opts.maxSegments) return fail('SMSTypeError');
   const lower = text.toLowerCase();
   if (env.opts.blacklist.some((w) => lower.includes(w))) return fail('MsgTextBlacklistFound');
-  const key = Duplicates.key(state.account.user, req.sender, req.recipients, text, req.caption);
+  const key = env.duplicates.enabled
+    ? Duplicates.key(state.account.user, req.sender, req.recipients, text, req.caption)
+    : '';
   const original = env.duplicates.find(key, env.now);
   if (original !== undefined) return { status: 'DuplicateSMSJobFound', jobId: original };
   const job = env.engine.create(

@@ -96,6 +96,7 @@ export class Store {
   }
 
   subscriberState(number: string): SubscriberState {
+    if (this.subscribers.size === 0) return 'ok';
     return this.subscribers.get(normalizeNumber(number, this.countryCode)) ?? 'ok';
   }
 

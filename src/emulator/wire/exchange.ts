@@ -46,7 +46,9 @@ export interface Exchange {
   operation: OperationDef | undefined;
   service: ServiceName | undefined;
   transport: RequestLogEntry['transport'];
+  /** The request as logged: this text, then `body` as UTF-8 when set (decoded only if the log is read). */
   request: string;
+  body: Buffer | undefined;
   sabotage: ActiveFault | undefined;
   logged: boolean;
 }
@@ -60,6 +62,7 @@ export function newExchange(req: IncomingMessage, res: ServerResponse): Exchange
     service: undefined,
     transport: null,
     request: '',
+    body: undefined,
     sabotage: undefined,
     logged: false,
   };
@@ -68,18 +71,18 @@ export function newExchange(req: IncomingMessage, res: ServerResponse): Exchange
 function log(ctx: WireContext, ex: Exchange, status: number, response: string, fault?: string): void {
   if (ex.logged || ex.transport === null) return;
   ex.logged = true;
-  const entry: RequestLogEntry = {
-    time: new Date().toISOString(),
+  ctx.deps.log.addRaw({
+    at: Date.now(),
     operation: ex.operation?.name ?? null,
     service: ex.service ?? null,
     transport: ex.transport,
     status,
     durationMs: Math.round((performance.now() - ex.started) * 1000) / 1000,
-    request: ex.request,
+    prefix: ex.request,
+    body: ex.body,
     response,
-  };
-  if (fault !== undefined) entry.fault = fault;
-  ctx.deps.log.add(entry);
+    fault,
+  });
 }
 
 /** Sends the answer, unless an injected `truncate` or `commitThenDrop` says otherwise. */
@@ -92,12 +95,6 @@ export function reply(
   fault?: string,
 ): void {
   const { res } = ex;
-  const bytes = Buffer.from(body, 'utf8');
-  const headers: Record<string, string | number> = {
-    'Content-Length': bytes.length,
-    'Cache-Control': 'private',
-  };
-  if (contentType) headers['Content-Type'] = contentType;
   const sabotage = ex.sabotage;
   if (sabotage?.kind === 'commitThenDrop') {
     log(ctx, ex, 0, body, 'commitThenDrop');
@@ -105,15 +102,21 @@ export function reply(
     return;
   }
   if (res.headersSent || res.destroyed) return;
+  const length = Buffer.byteLength(body, 'utf8');
+  const headers: Array<string | number> = contentType
+    ? ['Content-Length', length, 'Cache-Control', 'private', 'Content-Type', contentType]
+    : ['Content-Length', length, 'Cache-Control', 'private'];
   if (sabotage?.kind === 'truncate') {
     log(ctx, ex, status, body, 'truncate');
     res.writeHead(status, headers);
+    const bytes = Buffer.from(body, 'utf8');
     res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.socket?.destroy());
     return;
   }
   log(ctx, ex, status, body, fault);
   res.writeHead(status, headers);
-  res.end(bytes);
+  // A string goes out in one write together with the head (Node joins them); the bytes are the same.
+  res.end(body, 'utf8');
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -139,7 +142,8 @@ export async function injectFault(ctx: WireContext, ex: Exchange): Promise<boole
   }
 }
 
-const normalizeAddress = (a: string | undefined): string => (a ?? '').replace(/^::ffff:/, '');
+const normalizeAddress = (a: string | undefined): string =>
+  a === undefined ? '' : a.startsWith('::ffff:') ? a.slice(7) : a;
 
 export async function invoke(
   ctx: WireContext,

@@ -58,7 +58,8 @@ export async function handleForm(
   const isGet = ex.req.method === 'GET' || ex.req.method === 'HEAD';
   const transport: WireTransport = isGet ? 'get' : 'post';
   ex.transport = transport;
-  ex.request = isGet ? `GET ${ex.req.url ?? ''}` : `POST ${ex.req.url ?? ''}\n${body.toString('utf8')}`;
+  ex.request = isGet ? `GET ${ex.req.url ?? ''}` : `POST ${ex.req.url ?? ''}\n`;
+  if (!isGet) ex.body = body;
   ex.operation = entry.ops.find((o) => o.name === methodName);
   const enabled = (isGet && cfg.enableGet) || (ex.req.method === 'POST' && cfg.enablePost);
   if (!enabled) {

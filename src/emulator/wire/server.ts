@@ -37,7 +37,8 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    // One chunk (the usual small request) is used as it is: nothing else holds or changes it.
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -92,11 +93,13 @@ export function createRequestHandler(
     const ex = newExchange(req, res);
     const rawUrl = req.url ?? '/';
     const q = rawUrl.indexOf('?');
-    let pathname: string;
-    try {
-      pathname = decodeURIComponent(q < 0 ? rawUrl : rawUrl.slice(0, q));
-    } catch {
-      pathname = q < 0 ? rawUrl : rawUrl.slice(0, q);
+    let pathname = q < 0 ? rawUrl : rawUrl.slice(0, q);
+    if (pathname.includes('%')) {
+      try {
+        pathname = decodeURIComponent(pathname);
+      } catch {
+        // kept as sent
+      }
     }
     const query = q < 0 ? '' : rawUrl.slice(q + 1);
     const method = req.method ?? 'GET';

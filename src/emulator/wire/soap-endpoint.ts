@@ -20,7 +20,7 @@ export async function handleSoap(
   body: Buffer,
 ): Promise<void> {
   ex.transport = 'soap11';
-  ex.request = body.toString('utf8');
+  ex.body = body;
   const outcome = readSoapRequest(entry, ex.req.headers, body, ctx.cfg.limits);
   if (outcome.kind !== 'status') {
     ex.transport = outcome.version === '1.1' ? 'soap11' : 'soap12';

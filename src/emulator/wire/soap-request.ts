@@ -38,6 +38,38 @@ export function parseMediaType(header: string | undefined): MediaType {
   return { type: type.trim().toLowerCase(), params };
 }
 
+/** Clients send the same few Content-Type values over and over: parsed once each (the results are frozen). */
+const mediaCache = new Map<string, MediaType>();
+
+function mediaTypeOf(header: string | undefined): MediaType {
+  if (header === undefined) return parseMediaType(header);
+  let media = mediaCache.get(header);
+  if (!media) {
+    if (mediaCache.size >= 64) mediaCache.clear();
+    media = parseMediaType(header);
+    Object.freeze(media.params);
+    mediaCache.set(header, Object.freeze(media));
+  }
+  return media;
+}
+
+/** One decoder per charset label (decode() without `stream` keeps no state between calls); null: unknown label. */
+const decoders = new Map<string, TextDecoder | null>();
+
+function decoderFor(charset: string): TextDecoder | null {
+  let decoder = decoders.get(charset);
+  if (decoder === undefined) {
+    try {
+      decoder = new TextDecoder(charset);
+    } catch {
+      decoder = null;
+    }
+    if (decoders.size >= 64) decoders.clear();
+    decoders.set(charset, decoder);
+  }
+  return decoder;
+}
+
 const safeDecodeUri = (s: string): string => {
   try {
     return decodeURIComponent(s);
@@ -55,11 +87,39 @@ export function decodeBody(body: Buffer, media: MediaType): string {
     if (media.type === 'text/xml') return body.toString('latin1').replace(/[\u0080-\uffff]/g, '?');
     return body.toString('utf8');
   }
+  // Buffer's UTF-8 decoding equals TextDecoder's once a BOM is ruled out (above), and costs less.
+  if (charset === 'utf-8' || charset === 'utf8') return body.toString('utf8');
+  const decoder = decoderFor(charset);
+  if (!decoder) return body.toString('utf8');
   try {
-    return new TextDecoder(charset).decode(body);
+    return decoder.decode(body);
   } catch {
     return body.toString('utf8');
   }
+}
+
+interface OperationIndex {
+  readonly byAction: ReadonlyMap<string, OperationDef>;
+  readonly byName: ReadonlyMap<string, OperationDef>;
+}
+
+/** SOAPAction and wrapper-element lookups of a binding, built on first use (the first operation wins, as find did). */
+const indexes = new WeakMap<ServiceBinding, OperationIndex>();
+
+function indexOf(binding: ServiceBinding): OperationIndex {
+  let index = indexes.get(binding);
+  if (!index) {
+    const byAction = new Map<string, OperationDef>();
+    const byName = new Map<string, OperationDef>();
+    for (const op of binding.ops) {
+      const action = soapAction(binding.ns, op.name);
+      if (!byAction.has(action)) byAction.set(action, op);
+      if (!byName.has(op.name)) byName.set(op.name, op);
+    }
+    index = { byAction, byName };
+    indexes.set(binding, index);
+  }
+  return index;
 }
 
 const firstElement = (el: XmlElement | undefined): XmlElement | undefined => el?.children[0];
@@ -79,7 +139,7 @@ export function readSoapRequest(
   limits: XmlLimits,
 ): SoapOutcome {
   const contentType = headers['content-type'];
-  const media = parseMediaType(typeof contentType === 'string' ? contentType : undefined);
+  const media = mediaTypeOf(typeof contentType === 'string' ? contentType : undefined);
   if (media.type !== 'text/xml' && media.type !== 'application/soap+xml')
     return { kind: 'status', status: 415 };
   const rawAction = headers['soapaction'];
@@ -133,10 +193,10 @@ export function readSoapRequest(
     );
   const wrapper = firstElement(bodyEl);
 
+  const index = indexOf(binding);
   const byElement = (): OperationDef | undefined =>
-    wrapper && wrapper.ns === binding.ns ? binding.ops.find((o) => o.name === wrapper.local) : undefined;
-  const byAction = (action: string): OperationDef | undefined =>
-    binding.ops.find((o) => soapAction(binding.ns, o.name) === action);
+    wrapper && wrapper.ns === binding.ns ? index.byName.get(wrapper.local) : undefined;
+  const byAction = (action: string): OperationDef | undefined => index.byAction.get(action);
 
   let op: OperationDef | undefined;
   if (version === '1.1') {
