@@ -10,6 +10,7 @@ import { NS } from './ns';
 import { COMPLEX, type FieldPlan, LIST, PRIM, READ_INT, READ_STRING, type Plan, planOf } from './plan';
 import { readInt } from './read-values';
 import type { Transport } from './request';
+import { Utf8Chunks } from './utf8-chunks';
 import { XmlScanner, decodeText } from './xml-scanner';
 
 export interface ResponseDecoder {
@@ -73,6 +74,41 @@ function put(target: Container, key: string | number, v: unknown): void {
   else (target as Record<string | number, unknown>)[key] = v;
 }
 
+const isDeclaration = (k: string): boolean =>
+  k.charCodeAt(0) === 120 && k.startsWith('xmlns') && (k.length === 5 || k.charCodeAt(5) === 58);
+
+interface ScopeEntry {
+  decls: string[];
+  scope: NsScope;
+}
+
+/**
+ * Scopes are read-only once made, so responses that declare the same namespaces (every response of a service
+ * does, on the Envelope and the wrapper) share them: building a scope was a tenth of decoding a small answer.
+ * Flat copies, not prototype chains: those cost V8 new hidden classes per response.
+ */
+const scopeCache = new WeakMap<NsScope, ScopeEntry[]>();
+const SCOPES_PER_PARENT = 16;
+
+function childScope(parent: NsScope, decls: string[]): NsScope {
+  let list = scopeCache.get(parent);
+  if (list) {
+    outer: for (const e of list) {
+      if (e.decls.length !== decls.length) continue;
+      for (let i = 0; i < decls.length; i++) if (e.decls[i] !== decls[i]) continue outer;
+      return e.scope;
+    }
+  } else scopeCache.set(parent, (list = []));
+  const scope: NsScope = Object.assign({}, parent);
+  for (let i = 0; i < decls.length; i += 2) {
+    const k = decls[i] as string;
+    scope[k.length === 5 ? '' : k.slice(6)] = decls[i + 1];
+  }
+  Object.freeze(scope);
+  if (list.length < SCOPES_PER_PARENT) list.push({ decls, scope });
+  return scope;
+}
+
 const localOf = (qname: string): string => {
   const i = qname.indexOf(':');
   return i < 0 ? qname : qname.slice(i + 1);
@@ -91,7 +127,7 @@ class Decoder implements ResponseDecoder {
       if (f.collect) f.text += t;
     },
   });
-  private readonly utf8 = new TextDecoder('utf-8');
+  private readonly utf8 = new Utf8Chunks();
   private readonly stack: Frame[] = [new Frame()];
   private depth = 0;
   private readonly holder: Record<string, unknown> = {};
@@ -104,10 +140,13 @@ class Decoder implements ResponseDecoder {
   private done = false;
   private faultCode: string | undefined;
   private faultString: string | undefined;
-  private readonly refs = new Map<string, unknown>();
-  private readonly pending = new Map<string, PendingRef[]>();
+  // RPC/encoded references only: most responses never need these maps.
+  private refs: Map<string, unknown> | null = null;
+  private pending: Map<string, PendingRef[]> | null = null;
   private error: GatewayError | undefined;
-  private excerpt = Buffer.alloc(0);
+  /** The first chunks, kept for an error's body excerpt (copied only then). */
+  private readonly head: Uint8Array[] = [];
+  private headBytes = 0;
 
   constructor(
     private readonly op: OperationDef,
@@ -121,11 +160,12 @@ class Decoder implements ResponseDecoder {
 
   write(chunk: Uint8Array): void {
     if (this.error) throw this.error;
-    if (this.excerpt.length < EXCERPT_BYTES) {
-      this.excerpt = Buffer.concat([this.excerpt, chunk.subarray(0, EXCERPT_BYTES - this.excerpt.length)]);
+    if (this.headBytes < EXCERPT_BYTES) {
+      this.head.push(chunk);
+      this.headBytes += chunk.length;
     }
     try {
-      const s = this.utf8.decode(chunk, { stream: true });
+      const s = this.utf8.decode(chunk);
       if (s) this.parser.write(s);
     } catch (e) {
       throw this.fail(e);
@@ -135,11 +175,11 @@ class Decoder implements ResponseDecoder {
   end(): unknown {
     if (this.error) throw this.error;
     try {
-      const s = this.utf8.decode();
+      const s = this.utf8.end();
       if (s) this.parser.write(s);
       this.parser.end();
       if (!this.done) throw new Error('the document ended early');
-      for (const id of this.pending.keys()) throw new Error(`unresolved reference #${id}`);
+      if (this.pending) for (const id of this.pending.keys()) throw new Error(`unresolved reference #${id}`);
     } catch (e) {
       throw this.fail(e);
     }
@@ -163,7 +203,8 @@ class Decoder implements ResponseDecoder {
   }
 
   private bodyExcerpt(): string {
-    const s = this.excerpt.toString('utf8').replace(/\s+/g, ' ').trim();
+    const bytes = Buffer.concat(this.head).subarray(0, EXCERPT_BYTES);
+    const s = bytes.toString('utf8').replace(/\s+/g, ' ').trim();
     return s.length > 200 ? `${s.slice(0, 200)}…` : s;
   }
 
@@ -257,17 +298,15 @@ class Decoder implements ResponseDecoder {
 
   /** Declarations first (they may follow the attributes that use them), then nil / id / references. */
   private scanAttributes(f: Frame, attrs: string[]): string | null {
-    let scope: NsScope | null = null;
+    let decls: string[] | null = null;
+    let others = false;
     for (let a = 0; a < attrs.length; a += 2) {
       const k = attrs[a] as string;
-      if (k.charCodeAt(0) === 120 && (k === 'xmlns' || k.startsWith('xmlns:'))) {
-        // A flat copy, not Object.create(f.ns): making each response's scopes prototypes costs V8 new hidden
-        // classes per response, and copying a handful of prefixes is cheap.
-        scope ??= Object.assign({}, f.ns);
-        scope[k.length === 5 ? '' : k.slice(6)] = attrs[a + 1];
-      }
+      if (isDeclaration(k)) (decls ??= []).push(k, attrs[a + 1] as string);
+      else others = true;
     }
-    if (scope) f.ns = scope;
+    if (decls !== null) f.ns = childScope(f.ns, decls);
+    if (!others) return null;
     let refId: string | null = null;
     for (let a = 0; a < attrs.length; a += 2) {
       const k = attrs[a] as string;
@@ -278,10 +317,9 @@ class Decoder implements ResponseDecoder {
         else if (k === 'id') f.id = v;
         continue;
       }
-      const prefix = k.slice(0, i);
-      if (prefix === 'xmlns') continue;
+      if (isDeclaration(k)) continue;
       const local = k.slice(i + 1);
-      const uri = f.ns[prefix];
+      const uri = f.ns[k.slice(0, i)];
       if (uri === NS.xsi) {
         if ((local === 'nil' || local === 'null') && (v.trim() === 'true' || v.trim() === '1')) f.nil = true;
       } else if (uri === NS.enc12 || uri === NS.enc11) {
@@ -326,7 +364,7 @@ class Decoder implements ResponseDecoder {
       return;
     }
     // SOAP 1.1 multi-ref values: Body siblings after the wrapper, found by their id.
-    const waiting = f.id === null ? undefined : this.pending.get(f.id);
+    const waiting = f.id === null || this.pending === null ? undefined : this.pending.get(f.id);
     if (waiting === undefined) {
       f.mode = SKIP;
       return;
@@ -355,7 +393,7 @@ class Decoder implements ResponseDecoder {
     if (refId !== null) {
       f.ref = true;
       if (target === null) return;
-      if (this.refs.has(refId)) {
+      if (this.refs?.has(refId)) {
         put(target, key, this.refs.get(refId));
         return;
       }
@@ -363,6 +401,7 @@ class Decoder implements ResponseDecoder {
         key = (target as unknown[]).length;
         (target as unknown[]).push(undefined);
       }
+      this.pending ??= new Map();
       const list = this.pending.get(refId);
       const ref = { plan, target, key };
       if (list) list.push(ref);
@@ -383,10 +422,10 @@ class Decoder implements ResponseDecoder {
     if (f.target !== null) put(f.target, f.key, v);
     const id = f.id;
     if (id !== null) {
-      this.refs.set(id, v);
-      const waiting = this.pending.get(id);
+      (this.refs ??= new Map()).set(id, v);
+      const waiting = this.pending?.get(id);
       if (waiting) {
-        this.pending.delete(id);
+        this.pending?.delete(id);
         for (const r of waiting) put(r.target, r.key, v);
       }
     }

@@ -84,8 +84,14 @@ export function decodeText(s: string, start: number, end: number): string {
 
 /** An attribute value as XML normalizes it: literal tabs and line breaks become spaces, then references. */
 function decodeAttribute(s: string, start: number, end: number): string {
+  let plain = true;
+  for (let k = start; k < end; k++) {
+    const c = s.charCodeAt(k);
+    if (c === 60) throw new Error("'<' in an attribute value");
+    if (c === 38 || c === 9 || c === 10 || c === 13) plain = false;
+  }
   let t = s.slice(start, end);
-  if (t.indexOf('<') >= 0) throw new Error("'<' in an attribute value");
+  if (plain) return t;
   if (/[\t\n\r]/.test(t)) t = t.replace(/\r\n|[\t\n\r]/g, ' ');
   return t.indexOf('&') < 0 ? t : decodeReferences(t);
 }
@@ -162,9 +168,16 @@ export class XmlScanner {
 
   /** Text at a chunk's end is passed on up to a possibly cut reference or CR (its LF may follow). */
   private safeTextEnd(s: string, i: number, n: number): number {
+    // Back to the nearest ';' or '&': at most this chunk's text once, usually a few characters.
     let end = n;
-    const amp = s.lastIndexOf('&', n - 1);
-    if (amp >= i && s.indexOf(';', amp) < 0) end = amp;
+    for (let k = n - 1; k >= i; k--) {
+      const c = s.charCodeAt(k);
+      if (c === 59) break;
+      if (c === 38) {
+        end = k;
+        break;
+      }
+    }
     if (end > i && s.charCodeAt(end - 1) === 13) end--;
     return end;
   }
