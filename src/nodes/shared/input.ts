@@ -35,7 +35,7 @@ export function onInput(RED: NodeAPI, node: Node, handler: InputHandler): void {
   let lastStatus: NodeStatus = {};
   /** The last result was an AUTH failure: stale as soon as any call on the config succeeds again. */
   let lastWasAuth = false;
-  let shown = '';
+  let shown: NodeStatus | undefined;
   const host = configOf(node)?.reliability;
 
   const compose = (): NodeStatus => {
@@ -63,9 +63,14 @@ export function onInput(RED: NodeAPI, node: Node, handler: InputHandler): void {
   const show = (): void => {
     const status = compose();
     // Unchanged statuses are not sent again (a busy node would flood the editor).
-    const key = JSON.stringify(status);
-    if (key === shown) return;
-    shown = key;
+    if (
+      shown !== undefined &&
+      status.fill === shown.fill &&
+      status.shape === shown.shape &&
+      status.text === shown.text
+    )
+      return;
+    shown = status;
     node.status(status);
   };
   const unsubscribe = host?.subscribe(node, show);

@@ -25,6 +25,34 @@ export function cachedText(RED: NodeAPI, key: string, params: Record<string, str
   return text;
 }
 
+/** A marker no translation contains: where a template's one parameter goes. */
+const MARK = '\u0000';
+/** Per RED (one per loaded node file, made once its catalogues are registered): key → template or text. */
+const templates = new WeakMap<NodeAPI, Map<string, readonly [string, string] | string>>();
+
+/**
+ * RED._(key, { [param]: value }) for a text with one parameter that differs for every message (a JobId):
+ * translated once with a marker in place of the value, then filled in (Node-RED does not escape values).
+ * A translation without the marker (or a key that is not found) does not depend on the value: kept as it is.
+ * One that holds the marker more than once is asked for every time.
+ */
+export function filledText(RED: NodeAPI, key: string, param: string, value: string): string {
+  let cache = templates.get(RED);
+  if (cache === undefined) {
+    cache = new Map();
+    templates.set(RED, cache);
+  }
+  const id = `${key}|${param}`;
+  let template = cache.get(id);
+  if (template === undefined) {
+    const parts = RED._(key, { [param]: MARK }).split(MARK);
+    if (parts.length > 2) return RED._(key, { [param]: value });
+    template = parts.length === 2 ? [parts[0]!, parts[1]!] : parts[0]!;
+    cache.set(id, template);
+  }
+  return typeof template === 'string' ? template : template[0] + value + template[1];
+}
+
 export function inFlight(RED: NodeAPI, count: number): NodeStatus {
   return { fill: 'blue', shape: 'dot', text: cachedText(RED, sharedKey('status.inflight'), { count }) };
 }
@@ -40,7 +68,8 @@ export function clear(node: Node): void {
 
 /** "JobId 123", or the queued variant when the service accepted the job without credits. */
 export function jobStatus(RED: NodeAPI, jobId: unknown, queued: boolean): NodeStatus {
+  const id = String(jobId ?? '');
   return queued
-    ? warn(RED._(sharedKey('status.queued'), { jobId: String(jobId ?? '') }))
-    : ok(RED._(sharedKey('status.job'), { jobId: String(jobId ?? '') }));
+    ? warn(filledText(RED, sharedKey('status.queued'), 'jobId', id))
+    : ok(filledText(RED, sharedKey('status.job'), 'jobId', id));
 }
