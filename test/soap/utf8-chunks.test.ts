@@ -24,6 +24,26 @@ describe('UTF-8 chunk decoding', () => {
     );
   });
 
+  it('decodes large chunks (the stream-mode path) split anywhere, and invalid bytes in them', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        (piece, cuts) => {
+          const text = piece.repeat(Math.ceil(30_000 / Buffer.byteLength(piece)));
+          assert.equal(decodeIn(Buffer.from(text, 'utf8'), cuts), text);
+          const bad = Buffer.concat([
+            Buffer.from(text),
+            Buffer.from([0xf0, 0x9f, 0xe2, 0x80, 0xff]),
+            Buffer.from(text),
+          ]);
+          assert.equal(decodeIn(bad, cuts), new TextDecoder('utf-8', { ignoreBOM: true }).decode(bad));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
   it('turns invalid or cut bytes into U+FFFD as a streaming TextDecoder does, and keeps a BOM', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 40 }), fc.array(fc.nat(), { maxLength: 5 }), (bytes, cuts) => {
