@@ -11,16 +11,19 @@ export class DueQueue {
     return this.heap.length;
   }
 
+  // Both directions move a hole instead of swapping pairs: one write per level.
   push(entry: DueEntry): void {
     const h = this.heap;
+    let i = h.length;
     h.push(entry);
-    let i = h.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!before(h[i]!, h[parent]!)) break;
-      [h[i], h[parent]] = [h[parent]!, h[i]!];
+      const p = h[parent]!;
+      if (!before(entry, p)) break;
+      h[i] = p;
       i = parent;
     }
+    h[i] = entry;
   }
 
   peek(): DueEntry | undefined {
@@ -31,19 +34,20 @@ export class DueQueue {
     const h = this.heap;
     const top = h[0];
     const last = h.pop();
-    if (h.length > 0 && last) {
-      h[0] = last;
+    const n = h.length;
+    if (n > 0 && last) {
       let i = 0;
       for (;;) {
         const l = 2 * i + 1;
+        if (l >= n) break;
         const r = l + 1;
-        let m = i;
-        if (l < h.length && before(h[l]!, h[m]!)) m = l;
-        if (r < h.length && before(h[r]!, h[m]!)) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m]!, h[i]!];
+        const m = r < n && before(h[r]!, h[l]!) ? r : l;
+        const child = h[m]!;
+        if (!before(child, last)) break;
+        h[i] = child;
         i = m;
       }
+      h[i] = last;
     }
     return top;
   }

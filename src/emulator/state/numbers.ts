@@ -19,7 +19,9 @@ export function splitRecipients(text: string | undefined): string[] {
 /** A list parameter whose items may themselves hold several numbers. */
 export function recipientList(items: readonly unknown[] | undefined): string[] {
   if (!items) return [];
-  return items.flatMap((item) => (typeof item === 'string' ? splitRecipients(item) : []));
+  const out: string[] = [];
+  for (const item of items) if (typeof item === 'string') for (const r of splitRecipients(item)) out.push(r);
+  return out;
 }
 
 /** International digits without `+`/`00`; a single leading 0 means a national number of `countryCode`. */

@@ -25,6 +25,7 @@ function valueFault(el: XmlElement, message: string): never {
 }
 
 function isNil(el: XmlElement): boolean {
+  if (el.attrs.size === 0) return false;
   const nil = attr(el, NS.xsi, 'nil') ?? attr(el, NS.xsi, 'null');
   return nil !== undefined && (nil.trim() === 'true' || nil.trim() === '1');
 }

@@ -71,6 +71,7 @@ function decoderFor(charset: string): TextDecoder | null {
 }
 
 const safeDecodeUri = (s: string): string => {
+  if (!s.includes('%')) return s;
   try {
     return decodeURIComponent(s);
   } catch {
