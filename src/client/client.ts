@@ -269,7 +269,22 @@ export class GatewayClient {
     return Object.freeze(out);
   }
 
-  private async run(
+  /** Not async itself (one promise less per call): what it throws becomes a rejection. */
+  private run(
+    service: ServiceName,
+    operation: string,
+    params: unknown,
+    options: CallOptions | undefined,
+    typed: boolean,
+  ): Promise<unknown> {
+    try {
+      return this.start(service, operation, params, options, typed);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  private start(
     service: ServiceName,
     operation: string,
     params: unknown,
@@ -404,7 +419,7 @@ export class GatewayClient {
         body: wire.body,
       };
       const ctx = { op, transport: this.transport, zoneless: this.zoneless, clean };
-      const decoded = await this.withRetries(retryable(op), scope, () =>
+      const send = (): Promise<unknown> =>
         exchange(this.dispatcher, req, {
           origin: this.origin,
           signal: scope.signal,
@@ -412,8 +427,9 @@ export class GatewayClient {
           details: { service, operation: op.name },
           clean,
           onHead: (head) => consumerFor(ctx, head),
-        }),
-      );
+        });
+      // Sends are never repeated here (safe-send decides): no retry loop around them.
+      const decoded = await (retryable(op) ? this.withRetries(true, scope, send) : send());
       const result = op.result.legacy ? this.parseLegacy(op, decoded, values, clean) : decoded;
       return typed ? typedOutcome(op, result, clean) : result;
     } catch (e) {
@@ -432,11 +448,17 @@ export class GatewayClient {
     return this.clean;
   }
 
+  /**
+   * A fresh object with the operation's parameters in catalogue order: every call of an operation then has
+   * one object shape, which keeps the request builder's property reads monomorphic (validateParams has already
+   * refused names the operation does not know).
+   */
   private withCredentials(op: OperationDef, params: Record<string, unknown>): Record<string, unknown> {
-    const out = { ...params };
+    const out: Record<string, unknown> = {};
     for (const p of op.params) {
-      if (p.credential && out[p.name] === undefined)
-        out[p.name] = p.credential === 'user' ? this.user : this.password;
+      const v = params[p.name];
+      if (v !== undefined) out[p.name] = v;
+      else if (p.credential) out[p.name] = p.credential === 'user' ? this.user : this.password;
     }
     return out;
   }
