@@ -1,61 +1,69 @@
-/** A binary min-heap of (due time, job id): the next job transition is found in O(1), added in O(log n). */
-export interface DueEntry {
-  readonly at: number;
-  readonly jobId: number;
-}
-
+/**
+ * A binary min-heap of (due time, job id): the next job transition is found in O(1), added in O(log n).
+ * Kept as two parallel number arrays, not one object per entry: every job puts two entries in, each living
+ * for the processing or delivery time, long enough for the garbage collector to copy an object twice.
+ */
 export class DueQueue {
-  private readonly heap: DueEntry[] = [];
+  private readonly ats: number[] = [];
+  private readonly ids: number[] = [];
 
   get size(): number {
-    return this.heap.length;
+    return this.ats.length;
+  }
+
+  /** Due time of the earliest entry; Infinity when empty. */
+  nextAt(): number {
+    return this.ats.length > 0 ? this.ats[0]! : Infinity;
   }
 
   // Both directions move a hole instead of swapping pairs: one write per level.
-  push(entry: DueEntry): void {
-    const h = this.heap;
-    let i = h.length;
-    h.push(entry);
+  push(at: number, jobId: number): void {
+    const { ats, ids } = this;
+    let i = ats.length;
+    ats.push(at);
+    ids.push(jobId);
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      const p = h[parent]!;
-      if (!before(entry, p)) break;
-      h[i] = p;
+      if (!before(at, jobId, ats[parent]!, ids[parent]!)) break;
+      ats[i] = ats[parent]!;
+      ids[i] = ids[parent]!;
       i = parent;
     }
-    h[i] = entry;
+    ats[i] = at;
+    ids[i] = jobId;
   }
 
-  peek(): DueEntry | undefined {
-    return this.heap[0];
-  }
-
-  pop(): DueEntry | undefined {
-    const h = this.heap;
-    const top = h[0];
-    const last = h.pop();
-    const n = h.length;
-    if (n > 0 && last) {
+  /** Removes the earliest entry and returns its job id (the queue must not be empty). */
+  pop(): number {
+    const { ats, ids } = this;
+    const top = ids[0]!;
+    const lastAt = ats.pop()!;
+    const lastId = ids.pop()!;
+    const n = ats.length;
+    if (n > 0) {
       let i = 0;
       for (;;) {
         const l = 2 * i + 1;
         if (l >= n) break;
         const r = l + 1;
-        const m = r < n && before(h[r]!, h[l]!) ? r : l;
-        const child = h[m]!;
-        if (!before(child, last)) break;
-        h[i] = child;
+        const m = r < n && before(ats[r]!, ids[r]!, ats[l]!, ids[l]!) ? r : l;
+        if (!before(ats[m]!, ids[m]!, lastAt, lastId)) break;
+        ats[i] = ats[m]!;
+        ids[i] = ids[m]!;
         i = m;
       }
-      h[i] = last;
+      ats[i] = lastAt;
+      ids[i] = lastId;
     }
     return top;
   }
 
   clear(): void {
-    this.heap.length = 0;
+    this.ats.length = 0;
+    this.ids.length = 0;
   }
 }
 
 /** Earlier first; equal times in job order, so catching up processes jobs in the order they were created. */
-const before = (a: DueEntry, b: DueEntry): boolean => a.at < b.at || (a.at === b.at && a.jobId < b.jobId);
+const before = (at: number, id: number, otherAt: number, otherId: number): boolean =>
+  at < otherAt || (at === otherAt && id < otherId);

@@ -75,7 +75,7 @@ export class JobEngine {
   reindex(): void {
     this.queue.clear();
     for (const job of this.store.jobs.values()) {
-      if (job.dueAt !== null) this.queue.push({ at: job.dueAt, jobId: job.id });
+      if (job.dueAt !== null) this.queue.push(job.dueAt, job.id);
     }
   }
 
@@ -125,10 +125,11 @@ export class JobEngine {
 
   /** Runs every transition due at or before `now`, in time order. */
   tick(now: number): void {
-    for (let e = this.queue.peek(); e && e.at <= now; e = this.queue.peek()) {
-      this.queue.pop();
-      const job = this.store.jobs.get(e.jobId);
-      if (job && job.dueAt === e.at) this.step(job, e.at);
+    const queue = this.queue;
+    while (queue.size > 0 && queue.nextAt() <= now) {
+      const at = queue.nextAt();
+      const job = this.store.jobs.get(queue.pop());
+      if (job && job.dueAt === at) this.step(job, at);
     }
   }
 
@@ -176,7 +177,7 @@ export class JobEngine {
 
   private due(job: JobRecord, at: number): void {
     job.dueAt = at;
-    this.queue.push({ at, jobId: job.id });
+    this.queue.push(at, job.id);
   }
 
   private step(job: JobRecord, at: number): void {

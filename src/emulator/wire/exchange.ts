@@ -121,14 +121,17 @@ export function reply(
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Applies a pending injected fault; false when the request must not go on (nothing is performed). */
-export async function injectFault(ctx: WireContext, ex: Exchange): Promise<boolean> {
+/**
+ * Applies a pending injected fault; false when the request must not go on (nothing is performed). Only a
+ * delay answers later (a Promise): the usual request, without a fault, goes on without a trip through the
+ * microtask queue.
+ */
+export function injectFault(ctx: WireContext, ex: Exchange): boolean | Promise<boolean> {
   const fault = ctx.deps.faults.take(ex.operation?.name);
   if (!fault) return true;
   switch (fault.kind) {
     case 'delay':
-      await sleep(fault.ms);
-      return !ex.res.destroyed;
+      return sleep(fault.ms).then(() => !ex.res.destroyed);
     case 'reset':
       log(ctx, ex, 0, '', 'reset');
       ex.req.socket.destroy();
@@ -145,6 +148,24 @@ export async function injectFault(ctx: WireContext, ex: Exchange): Promise<boole
 const normalizeAddress = (a: string | undefined): string =>
   a === undefined ? '' : a.startsWith('::ffff:') ? a.slice(7) : a;
 
+/** Calls the backend: its result as it comes, a value or a thenable (a synchronous throw is thrown). */
+export function invokeNow(
+  ctx: WireContext,
+  ex: Exchange,
+  op: OperationDef,
+  params: ParamValues,
+  transport: WireTransport,
+): unknown {
+  const call: CallContext = { remoteAddress: normalizeAddress(ex.req.socket.remoteAddress), transport };
+  return ctx.deps.backend.invoke(op, params, call);
+}
+
+/** What `await` would wait for. */
+export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  (typeof value === 'object' || typeof value === 'function') &&
+  value !== null &&
+  typeof (value as { then?: unknown }).then === 'function';
+
 export async function invoke(
   ctx: WireContext,
   ex: Exchange,
@@ -152,8 +173,7 @@ export async function invoke(
   params: ParamValues,
   transport: WireTransport,
 ): Promise<unknown> {
-  const call: CallContext = { remoteAddress: normalizeAddress(ex.req.socket.remoteAddress), transport };
-  return await ctx.deps.backend.invoke(op, params, call);
+  return await invokeNow(ctx, ex, op, params, transport);
 }
 
 export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));

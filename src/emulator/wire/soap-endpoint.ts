@@ -2,7 +2,8 @@ import { WireFault, unableToProcess, writeSoapFault } from './faults';
 import {
   errorMessage,
   injectFault,
-  invoke,
+  invokeNow,
+  isThenable,
   reply,
   type Exchange,
   type ServiceEntry,
@@ -26,7 +27,8 @@ export async function handleSoap(
     ex.transport = outcome.version === '1.1' ? 'soap11' : 'soap12';
     ex.operation = outcome.op;
   }
-  if (!(await injectFault(ctx, ex))) return;
+  const go = injectFault(ctx, ex);
+  if (go !== true && !(await go)) return;
   if (outcome.kind === 'status') {
     reply(ctx, ex, outcome.status, undefined, '');
     return;
@@ -47,13 +49,14 @@ export async function handleSoap(
   }
   let xml: string;
   try {
-    const result = await invoke(
+    let result = invokeNow(
       ctx,
       ex,
       outcome.op,
       outcome.params,
       outcome.version === '1.1' ? 'soap11' : 'soap12',
     );
+    if (isThenable(result)) result = await result;
     xml = writeSoapResponse(outcome.op, entry.ns, outcome.version, result);
   } catch (err) {
     sendFault(err instanceof WireFault ? err : unableToProcess(errorMessage(err)));
