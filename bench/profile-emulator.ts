@@ -1,7 +1,8 @@
 /**
  * Profiles the emulator under benchmark 5's load: starts it with --cpu-prof, sends SOAP 1.1 SendSMS with
  * autocannon (32 connections), then prints self time per function and per file of the emulator process.
- * Run: npm run build && npx tsx bench/profile-emulator.ts   (SECONDS=5 TOP=40; PROFILE=<file> to only read one)
+ * Run: npm run build && npx tsx bench/profile-emulator.ts
+ *   (SECONDS=5 TOP=40 VARIANT=soap11|soap12|get|post|legacy; BARE=1 for the bare server; PROFILE=<file> to only read one)
  */
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,20 +80,43 @@ function report(file: string): void {
 async function main(): Promise<void> {
   if (process.env.PROFILE) return report(process.env.PROFILE);
   const dir = mkdtempSync(join(tmpdir(), 'emu-prof-'));
-  const wire = soapRequest.buildRequest(
-    catalogue.findOperation('send', 'SendSMS')!,
-    {
-      User: USER,
-      Password: PASSWORD,
-      Caption: 'bench',
-      Sender: 'Bench',
-      Recipient: ['+4917012345678'],
-      SMSText: 'Benchmark message, nothing to see here.',
-      SmsTyp: 'Standard',
-      SendDate: null,
-    },
-    { transport: 'soap11', namespace: catalogue.DEFAULT_NAMESPACES.gateway, path: '/gateway/Send.asmx' },
-  );
+  // VARIANT: soap11 (benchmark 5), soap12, get, post (typed SendSMS) or legacy (SendText, RPC/encoded).
+  const variant = process.env.VARIANT ?? 'soap11';
+  const { DEFAULT_NAMESPACES, DEFAULT_PATHS, findOperation } = catalogue;
+  const wire =
+    variant === 'legacy'
+      ? soapRequest.buildRequest(
+          findOperation('legacy', 'SendText')!,
+          {
+            User: USER,
+            Password: PASSWORD,
+            Caption: 'bench',
+            Sender: 'Bench',
+            Recipient: '+4917012345678',
+            SMSText: 'Benchmark message, nothing to see here.',
+            SmsTyp: '1',
+            SendDate: '',
+          },
+          { transport: 'soap11', namespace: DEFAULT_NAMESPACES.legacy, path: DEFAULT_PATHS.legacy },
+        )
+      : soapRequest.buildRequest(
+          findOperation('send', 'SendSMS')!,
+          {
+            User: USER,
+            Password: PASSWORD,
+            Caption: 'bench',
+            Sender: 'Bench',
+            Recipient: ['+4917012345678'],
+            SMSText: 'Benchmark message, nothing to see here.',
+            SmsTyp: 'Standard',
+            SendDate: null,
+          },
+          {
+            transport: variant as 'soap11' | 'soap12' | 'get' | 'post',
+            namespace: DEFAULT_NAMESPACES.gateway,
+            path: DEFAULT_PATHS.send,
+          },
+        );
   // BARE=1 profiles the bare node:http server of benchmark 5 instead, for comparison.
   const emu = process.env.BARE
     ? await startChild('bare.ts', { body: BARE_BODY, type: 'text/xml; charset=utf-8' }, [
@@ -108,9 +132,9 @@ async function main(): Promise<void> {
   const c0 = await emu.cpuMs();
   const r = await autocannon({
     url: emu.url + wire.path,
-    method: 'POST',
+    method: wire.method,
     headers: wire.headers,
-    body: wire.body!,
+    ...(wire.body === undefined ? {} : { body: wire.body }),
     connections: 32,
     duration: SECONDS,
   });

@@ -166,14 +166,4 @@ export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   value !== null &&
   typeof (value as { then?: unknown }).then === 'function';
 
-export async function invoke(
-  ctx: WireContext,
-  ex: Exchange,
-  op: OperationDef,
-  params: ParamValues,
-  transport: WireTransport,
-): Promise<unknown> {
-  return await invokeNow(ctx, ex, op, params, transport);
-}
-
 export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -3,7 +3,8 @@ import type { ParamValues, WireTransport } from '../contract';
 import {
   errorMessage,
   injectFault,
-  invoke,
+  invokeNow,
+  isThenable,
   reply,
   type Exchange,
   type ServiceEntry,
@@ -12,7 +13,7 @@ import {
 import { FormError, aspNetErrorPage, formErrorText } from './faults';
 import { collectForm, readFormParams } from './form-params';
 import { writeBareResponse } from './responses';
-import { parseMediaType } from './soap-request';
+import { mediaTypeOf } from './soap-request';
 
 function unknownMethod(entry: ServiceEntry, methodName: string): FormError {
   const other = entry.ops.find((o) => o.name.toLowerCase() === methodName.toLowerCase());
@@ -36,7 +37,7 @@ function readParams(
 ): ParamValues {
   if (isGet) return readFormParams(op, collectForm(query));
   const contentType = ex.req.headers['content-type'];
-  if (parseMediaType(contentType).type !== 'application/x-www-form-urlencoded') {
+  if (mediaTypeOf(contentType).type !== 'application/x-www-form-urlencoded') {
     throw new FormError(
       'System.InvalidOperationException',
       `Request format is invalid: ${contentType ?? ''}.`,
@@ -67,7 +68,8 @@ export async function handleForm(
     reply(ctx, ex, 500, 'text/html; charset=utf-8', aspNetErrorPage(msg, ex.req.url ?? ''), msg);
     return;
   }
-  if (!(await injectFault(ctx, ex))) return;
+  const go = injectFault(ctx, ex);
+  if (go !== true && !(await go)) return;
   const sendError = (err: FormError): void =>
     reply(ctx, ex, 500, 'text/plain; charset=utf-8', formErrorText(err, cfg.verboseFaults), err.message);
   const op = ex.operation;
@@ -78,11 +80,15 @@ export async function handleForm(
   let xml: string;
   try {
     const params = readParams(ex, op, isGet, body, query);
-    const result = await invoke(ctx, ex, op, params, transport).catch((err: unknown) => {
+    let result: unknown;
+    try {
+      result = invokeNow(ctx, ex, op, params, transport);
+      if (isThenable(result)) result = await result;
+    } catch (err) {
       // GET/POST shows the method's own exception, without the SOAP "unable to process" prefix.
       const type = err instanceof Error && err.name !== 'Error' ? `System.${err.name}` : 'System.Exception';
       throw new FormError(type, errorMessage(err));
-    });
+    }
     xml = writeBareResponse(op, entry.ns, result);
   } catch (err) {
     sendError(err instanceof FormError ? err : new FormError('System.Exception', errorMessage(err)));

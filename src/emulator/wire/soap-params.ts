@@ -24,6 +24,12 @@ function valueFault(el: XmlElement, message: string): never {
   throw unableToRead(`There is an error in XML document (${el.line}, ${el.column}).`, message);
 }
 
+/** The first child with this name (what `children.find` gave, without a closure per parameter). */
+export function childNamed(parent: XmlElement, local: string, ns: string): XmlElement | undefined {
+  for (const c of parent.children) if (c.local === local && c.ns === ns) return c;
+  return undefined;
+}
+
 function isNil(el: XmlElement): boolean {
   if (el.attrs.size === 0) return false;
   const nil = attr(el, NS.xsi, 'nil') ?? attr(el, NS.xsi, 'null');
@@ -106,7 +112,7 @@ export function readLiteralParams(
   const values: ParamValues = {};
   const matches = wrapper !== undefined && wrapper.local === op.name && wrapper.ns === ns;
   for (const p of op.params) {
-    const el = matches ? wrapper.children.find((c) => c.local === p.name && c.ns === ns) : undefined;
+    const el = matches ? childNamed(wrapper, p.name, ns) : undefined;
     values[p.name] = el ? readLiteral(el, p.type, ns) : defaultValue(p.type);
   }
   return values;
@@ -174,7 +180,7 @@ export function readEncodedParams(
   const values: ParamValues = {};
   const matches = wrapper !== undefined && wrapper.local === op.name && wrapper.ns === ns;
   for (const p of op.params) {
-    const el = matches ? wrapper.children.find((c) => c.local === p.name && c.ns === '') : undefined;
+    const el = matches ? childNamed(wrapper, p.name, '') : undefined;
     values[p.name] = el ? readEncoded(el, p.type, body) : defaultValue(p.type);
   }
   return values;

@@ -3,7 +3,7 @@ import type { OperationDef } from '../../catalogue/types';
 import type { ParamValues } from '../contract';
 import { WireFault, clientFault, unableToRead } from './faults';
 import { NS, type SoapVersion } from './ns';
-import { readEncodedParams, readLiteralParams } from './soap-params';
+import { childNamed, readEncodedParams, readLiteralParams } from './soap-params';
 import { XmlRejected, attr, parseXml, type XmlElement, type XmlLimits } from './xml-tree';
 
 /** One service as the SOAP endpoint sees it: its namespace and operations. */
@@ -41,7 +41,7 @@ export function parseMediaType(header: string | undefined): MediaType {
 /** Clients send the same few Content-Type values over and over: parsed once each (the results are frozen). */
 const mediaCache = new Map<string, MediaType>();
 
-function mediaTypeOf(header: string | undefined): MediaType {
+export function mediaTypeOf(header: string | undefined): MediaType {
   if (header === undefined) return parseMediaType(header);
   let media = mediaCache.get(header);
   if (!media) {
@@ -176,7 +176,7 @@ export function readSoapRequest(
   if (version === '1.1' && media.type !== 'text/xml') return { kind: 'status', status: 415 };
 
   const envNs = root.ns;
-  const header = root.children.find((c) => c.local === 'Header' && c.ns === envNs);
+  const header = childNamed(root, 'Header', envNs);
   for (const h of header?.children ?? []) {
     const mu = attr(h, envNs, 'mustUnderstand')?.trim();
     if (mu === '1' || mu === 'true') {
@@ -186,7 +186,7 @@ export function readSoapRequest(
       );
     }
   }
-  const bodyEl = root.children.find((c) => c.local === 'Body' && c.ns === envNs);
+  const bodyEl = childNamed(root, 'Body', envNs);
   if (!bodyEl)
     return envelopeFault(
       version,
