@@ -115,8 +115,8 @@ async function main(): Promise<void> {
         msg.t0 = performance.now();
         sendNode.receive(msg);
       };
-      const onOut = (m: { t0: number }): void => {
-        lat.push(performance.now() - m.t0);
+      const onOut = (m: NodeMessage): void => {
+        lat.push(performance.now() - (m as { t0: number }).t0);
         if (++ok === n) {
           out.removeListener('input', onOut);
           resolve();
