@@ -36,18 +36,38 @@ const TEXT_JOB = /^(Standart|Flash|HighQuality|AbsenderUeberAusland|NoSenderAusl
 const own = (s: string): string => (s.length < 13 ? s : (' ' + s).slice(1));
 
 /**
- * Log texts repeat ("Job sent: 1 SMS, 0.07 credits charged"): one flat copy each instead of a fresh chain of
- * concatenations per job. Bounded, so unusual texts cannot grow it without end.
+ * The log texts every job writes, made of a template and two numbers: made once per pair of numbers (one
+ * flat string shared by all jobs, instead of a fresh chain of concatenations per job). Bounded.
  */
-const texts = new Map<string, string>();
-function shared(text: string): string {
-  const known = texts.get(text);
-  if (known !== undefined) return known;
-  if (texts.size >= 4096) texts.clear();
-  const flat = own(text);
-  texts.set(flat, flat);
-  return flat;
+class LogTexts {
+  private readonly byFirst = new Map<number, Map<number, string>>();
+  private size = 0;
+
+  constructor(private readonly make: (a: number, b: number) => string) {}
+
+  get(a: number, b: number): string {
+    let bySecond = this.byFirst.get(a);
+    const known = bySecond?.get(b);
+    if (known !== undefined) return known;
+    if (this.size >= 4096) {
+      this.byFirst.clear();
+      this.size = 0;
+      bySecond = undefined;
+    }
+    if (!bySecond) {
+      bySecond = new Map();
+      this.byFirst.set(a, bySecond);
+    }
+    const text = own(this.make(a, b));
+    bySecond.set(b, text);
+    this.size += 1;
+    return text;
+  }
 }
+
+const CREATED = new LogTexts((r, s) => `Job created: ${r} recipient(s), ${s} segment(s) each`);
+const SENT = new LogTexts((sms, amount) => `Job sent: ${sms} SMS, ${amount} credits charged`);
+const FINISHED = new LogTexts((ok, failed) => `Job finished: ${ok} delivered, ${failed} failed`);
 
 export const roundCredits = (n: number): number => Math.round(n * 10_000) / 10_000;
 
@@ -111,12 +131,7 @@ export class JobEngine {
       logs: [],
     };
     this.store.addJob(state, job);
-    this.log(
-      job,
-      'Info',
-      `Job created: ${input.recipients.length} recipient(s), ${input.segments} segment(s) each`,
-      now,
-    );
+    this.log(job, 'Info', CREATED.get(input.recipients.length, input.segments), now);
     for (const [priority, text] of input.notes ?? []) this.log(job, priority, text, now);
     if (this.available(state) >= amount) this.schedule(state, job, now);
     else this.waitForCredit(job, now);
@@ -200,12 +215,7 @@ export class JobEngine {
     job.sentAt = at;
     job.changedAt = at;
     job.outcomes = job.recipients.map((r) => this.store.subscriberState(r));
-    this.log(
-      job,
-      'Info',
-      `Job sent: ${job.recipients.length * job.segments} SMS, ${job.amount} credits charged`,
-      at,
-    );
+    this.log(job, 'Info', SENT.get(job.recipients.length * job.segments, job.amount), at);
     this.due(job, at + this.opts.deliveryMs);
   }
 
@@ -223,7 +233,7 @@ export class JobEngine {
     this.log(
       job,
       failed > 0 && job.typ !== 'HLR' ? 'Warn' : 'Info',
-      `Job finished: ${job.recipients.length - failed} delivered, ${failed} failed`,
+      FINISHED.get(job.recipients.length - failed, failed),
       at,
     );
   }
@@ -297,7 +307,7 @@ export class JobEngine {
       jobId: job.id,
       priority,
       caption: job.caption,
-      text: shared(text),
+      text,
       at,
     });
   }
