@@ -13,7 +13,7 @@ import { analyzeText } from '../text';
 import { attachConfig, requireConfig } from './shared/config';
 import { onInput } from './shared/input';
 import { coerceParams, selectOperation } from './shared/operations';
-import { fieldOf, msgOverride, toDate, toRecipients, toText } from './shared/props';
+import { fieldNow, msgOverride, toDate, toRecipients, toText } from './shared/props';
 import { sendOutcome } from './shared/results';
 import { messageText, sendMessage, sentFields } from './shared/send-path';
 import { jobStatus } from './shared/status';
@@ -39,8 +39,8 @@ export default (RED: NodeAPI): void => {
     onInput(RED, node, async (msg, signal, ctx) => {
       const cfg = requireConfig(config);
       const op = selectOperation('smsgw-send-sms', def.operation || 'SendSMS', msgOverride(msg, 'operation'));
-      const get = (name: string, msgProp?: string): Promise<unknown> =>
-        fieldOf(RED, node, d, msg, name, msgProp);
+      // The value itself for most field types (a promise only for context stores and JSONata).
+      const get = (name: string, msgProp?: string): unknown => fieldNow(RED, node, d, msg, name, msgProp);
       const text = messageText(await get('text'), op.name);
       const recipients = toRecipients(
         msgOverride(msg, 'recipients') ?? (await get('recipient', 'recipient')),

@@ -46,13 +46,27 @@ export function operationOf(key: string): OperationDef {
   return op;
 }
 
+/** Operations chosen before, by node type and the name asked for (every msg asks again). */
+const selected = new Map<string, OperationDef>();
+
 /**
  * Picks the operation for a message: msg.operation (name or "service/Name") may choose any operation the
  * node offers; otherwise the configured one.
  */
 export function selectOperation(nodeType: string, configured: string, override: unknown): OperationDef {
-  const allowed = NODE_OPERATIONS[nodeType] ?? [];
   const wanted = override === undefined ? configured : String(override);
+  const id = `${nodeType}|${wanted}`;
+  let op = selected.get(id);
+  if (op === undefined) {
+    op = pickOperation(nodeType, wanted);
+    // Only names a node offers get here: a handful per node type.
+    selected.set(id, op);
+  }
+  return op;
+}
+
+function pickOperation(nodeType: string, wanted: string): OperationDef {
+  const allowed = NODE_OPERATIONS[nodeType] ?? [];
   const key = allowed.find((k) => k === wanted || k.split('/')[1] === wanted);
   if (!key) {
     throw new GatewayError(
@@ -64,7 +78,16 @@ export function selectOperation(nodeType: string, configured: string, override: 
 }
 
 /** Parameters a flow supplies (User/Password and serial/password come from the config node). */
-export const userParams = (op: OperationDef): ParamDef[] => op.params.filter((p) => !p.credential);
+export function userParams(op: OperationDef): readonly ParamDef[] {
+  let params = flowParams.get(op);
+  if (params === undefined) {
+    params = op.params.filter((p) => !p.credential);
+    flowParams.set(op, params);
+  }
+  return params;
+}
+
+const flowParams = new WeakMap<OperationDef, readonly ParamDef[]>();
 
 function coerce(type: TypeRef, value: unknown, name: string): unknown {
   switch (type.kind) {

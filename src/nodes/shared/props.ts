@@ -13,24 +13,57 @@ export function evaluateProperty(
   value: string | undefined,
   type: string | undefined,
 ): Promise<unknown> {
+  try {
+    return Promise.resolve(evaluateNow(RED, node, msg, value, type));
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+const cannotEvaluate = (t: string, value: string, err: unknown): GatewayError =>
+  new GatewayError(
+    'VALIDATION',
+    `cannot evaluate ${t} "${value}": ${err instanceof Error ? err.message : String(err)}`,
+  );
+
+/**
+ * evaluateProperty without a promise where Node-RED answers at once (every type but context stores and
+ * JSONata, which call back later): the value itself, or a promise of it. Errors are thrown (or rejected)
+ * as the same VALIDATION GatewayError. A send node evaluates several fields per msg: a promise and its
+ * closures each cost more than the evaluation.
+ */
+export function evaluateNow(
+  RED: NodeAPI,
+  node: Node,
+  msg: NodeMessage,
+  value: string | undefined,
+  type: string | undefined,
+): unknown {
   const t = type || 'str';
-  if (value === undefined || value === null) return Promise.resolve(undefined);
-  if ((t === 'str' || t === 'num') && String(value).trim() === '') return Promise.resolve(undefined);
-  const fail = (err: unknown): GatewayError =>
-    new GatewayError(
-      'VALIDATION',
-      `cannot evaluate ${t} "${String(value)}": ${err instanceof Error ? err.message : String(err)}`,
-    );
+  if (value === undefined || value === null) return undefined;
+  const text = String(value);
+  if ((t === 'str' || t === 'num') && text.trim() === '') return undefined;
+  let done = false;
+  let failure: unknown;
+  let result: unknown;
+  let later: ((err: Error | null, res: unknown) => void) | undefined;
+  try {
+    RED.util.evaluateNodeProperty(text, t, node, msg, (err: Error | null, res: unknown) => {
+      if (later) return later(err, res);
+      done = true;
+      failure = err;
+      result = res;
+    });
+  } catch (err) {
+    // json and bin values are parsed synchronously and throw instead of calling back.
+    throw cannotEvaluate(t, text, err);
+  }
+  if (done) {
+    if (failure) throw cannotEvaluate(t, text, failure);
+    return result;
+  }
   return new Promise((resolve, reject) => {
-    try {
-      RED.util.evaluateNodeProperty(String(value), t, node, msg, (err: Error | null, result: unknown) => {
-        if (err) reject(fail(err));
-        else resolve(result);
-      });
-    } catch (err) {
-      // json and bin values are parsed synchronously and throw instead of calling back.
-      reject(fail(err));
-    }
+    later = (err, res) => (err ? reject(cannotEvaluate(t, text, err)) : resolve(res));
   });
 }
 
@@ -49,11 +82,23 @@ export async function resolveField(
   value: string | undefined,
   type: string | undefined,
 ): Promise<unknown> {
+  return resolveFieldNow(RED, node, msg, prop, value, type);
+}
+
+/** resolveField, without a promise when the field is evaluated at once (see evaluateNow). */
+export function resolveFieldNow(
+  RED: NodeAPI,
+  node: Node,
+  msg: NodeMessage,
+  prop: string | undefined,
+  value: string | undefined,
+  type: string | undefined,
+): unknown {
   if (prop) {
     const o = msgOverride(msg, prop);
     if (o !== undefined) return o;
   }
-  return evaluateProperty(RED, node, msg, value, type);
+  return evaluateNow(RED, node, msg, value, type);
 }
 
 export function toInt(value: unknown, name: string): number | undefined {
@@ -83,14 +128,26 @@ export function toText(value: unknown): string | undefined {
   return String(value);
 }
 
-/** One recipient, a comma/semicolon/newline separated list, or an array of either. Blanks are dropped. */
-export function toRecipients(value: unknown): string[] {
-  if (value === undefined || value === null) return [];
-  const items = Array.isArray(value) ? value : [value];
-  return items
+const splitRecipients = (value: unknown): string[] =>
+  (Array.isArray(value) ? value : [value])
     .flatMap((v) => String(v).split(/[,;\n]/))
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
+
+/** The last recipient text split (a send node's dialog usually gives the same text for every msg). */
+let lastText: string | undefined;
+let lastList: readonly string[] = [];
+
+/** One recipient, a comma/semicolon/newline separated list, or an array of either. Blanks are dropped. */
+export function toRecipients(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value !== 'string') return splitRecipients(value);
+  if (value !== lastText) {
+    lastList = splitRecipients(value);
+    lastText = value;
+  }
+  // A fresh array: it ends up in msg.payload, where the flow may change it.
+  return lastList.slice();
 }
 
 /** Reads `def[name]` and `def[name + "Type"]` (the typedInput pair) and resolves it for this msg. */
@@ -102,9 +159,25 @@ export function fieldOf(
   name: string,
   msgProp?: string,
 ): Promise<unknown> {
+  try {
+    return Promise.resolve(fieldNow(RED, node, def, msg, name, msgProp));
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+/** fieldOf, without a promise when the field is evaluated at once (see evaluateNow): `await` it anyway. */
+export function fieldNow(
+  RED: NodeAPI,
+  node: Node,
+  def: Record<string, unknown>,
+  msg: NodeMessage,
+  name: string,
+  msgProp?: string,
+): unknown {
   const value = def[name];
   const type = def[`${name}Type`];
-  return resolveField(
+  return resolveFieldNow(
     RED,
     node,
     msg,

@@ -53,8 +53,20 @@ export function filledText(RED: NodeAPI, key: string, param: string, value: stri
   return typeof template === 'string' ? template : template[0] + value + template[1];
 }
 
+/** "3 in flight" by count, per RED (asked twice per msg). */
+const inFlightTexts = new WeakMap<NodeAPI, string[]>();
+
 export function inFlight(RED: NodeAPI, count: number): NodeStatus {
-  return { fill: 'blue', shape: 'dot', text: cachedText(RED, sharedKey('status.inflight'), { count }) };
+  let texts = inFlightTexts.get(RED);
+  if (texts === undefined) {
+    texts = [];
+    inFlightTexts.set(RED, texts);
+  }
+  const text =
+    count < 1000
+      ? (texts[count] ??= RED._(sharedKey('status.inflight'), { count }))
+      : RED._(sharedKey('status.inflight'), { count });
+  return { fill: 'blue', shape: 'dot', text };
 }
 
 export const ok = (text: string): NodeStatus => ({ fill: 'green', shape: 'dot', text });
