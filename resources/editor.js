@@ -46,6 +46,9 @@ window.smsgwEditor = window.smsgwEditor || (function () {
             var types = typesFor(p);
             var allowed = types.map(function (t) { return typeof t === 'string' ? t : t.value; });
             var stored = values[p.name] || p.default || { value: '', type: allowed[0] };
+            // A default shown but not chosen is not saved: the runtime applies the same default, and an
+            // untouched dialog must not mark the flow as changed.
+            if (!values[p.name] && p.default) { input.attr('data-default', JSON.stringify(p.default)); }
             if (allowed.indexOf(stored.type) < 0) {
                 // A row kept from another operation whose parameter had another type (e.g. str -> int).
                 stored = { value: stored.value, type: allowed[0] };
@@ -62,7 +65,8 @@ window.smsgwEditor = window.smsgwEditor || (function () {
             var input = $(this);
             var type = input.typedInput('type');
             var value = input.typedInput('value');
-            if ((type === 'str' || type === 'num') && String(value).trim() === '') {
+            var untouched = input.attr('data-default') === JSON.stringify({ value: value, type: type });
+            if (untouched || ((type === 'str' || type === 'num') && String(value).trim() === '')) {
                 delete out[input.attr('data-param')];
             } else {
                 out[input.attr('data-param')] = { value: value, type: type };

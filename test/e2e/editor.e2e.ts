@@ -253,6 +253,31 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await snap(page, 'example-flow.png');
   });
 
+  it('leaves the flow unchanged when a dialog with parameter rows is opened and closed with Done', async function () {
+    const pickers = ['smsgw-legacy-send-text', 'smsgw-customer', 'smsgw-query-jobs'];
+    const nodes = examplesForDeploy(stack.emulator.url).filter((n) => pickers.includes(n.type));
+    assert.equal(new Set(nodes.map((n) => n.type)).size, pickers.length, 'an example of each picker node');
+    const state = (id: string) =>
+      page.evaluate((nodeId) => {
+        const RED = (
+          window as unknown as {
+            RED: { nodes: { node(id: string): { changed?: boolean }; dirty(): boolean } };
+          }
+        ).RED;
+        return { changed: RED.nodes.node(nodeId).changed === true, dirty: RED.nodes.dirty() };
+      }, id);
+    for (const n of nodes) {
+      assert.deepEqual(await state(n.id), { changed: false, dirty: false }, `before ${n.type}`);
+      await page.click(`#red-ui-tab-${String(n.z)} a`);
+      await openEditDialog(page, n.id);
+      // the picker and its rows come from the operations endpoint and are drawn together
+      await page.waitForSelector('#node-input-operation option', { state: 'attached', timeout: 10000 });
+      await page.click('#node-dialog-ok');
+      await page.waitForSelector('#node-dialog-ok', { state: 'hidden' });
+      assert.deepEqual(await state(n.id), { changed: false, dirty: false }, `after Done on ${n.type}`);
+    }
+  });
+
   it('sent nothing off this machine and raised no page errors', function () {
     // the editor asks the Flow Library catalogue for the palette manager; that is Node-RED's, not ours
     const unexpected = browser.blocked.filter((u) => !u.startsWith('https://catalogue.nodered.org/'));
