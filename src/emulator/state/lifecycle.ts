@@ -7,7 +7,7 @@ import type { SubscriberState } from '../contract';
 import { DueQueue } from './due-queue';
 import type { AccountState, JobRecord, LogPriority } from './model';
 import type { ResolvedOptions } from './options';
-import type { Store } from './store';
+import { appended, type Store } from './store';
 
 export interface NewJob {
   typ: string;
@@ -301,7 +301,7 @@ export class JobEngine {
   }
 
   log(job: JobRecord, priority: LogPriority, text: string, at: number): void {
-    job.logs.push({
+    job.logs = appended(job.logs, {
       id: this.store.nextId('log'),
       custId: job.custId,
       jobId: job.id,

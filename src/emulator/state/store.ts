@@ -85,7 +85,7 @@ export class Store {
 
   /** Keeps `reports` sorted by time: appends in the usual case, inserts when a report is older than the last. */
   addReport(state: AccountState, job: JobRecord, report: ReportRecord): void {
-    job.reports.push(report);
+    job.reports = appended(job.reports, report);
     const list = state.reports;
     const last = list[list.length - 1];
     if (!last || last.at <= report.at) {
@@ -135,6 +135,24 @@ export class Store {
       state.reports.sort((x, y) => x.at - y.at || x.id - y.id);
       this.accounts.set(state.account.user, state);
     }
+  }
+}
+
+/**
+ * `list` with `item` at the end. The first few lists are new literals of the exact length: push() on a short
+ * array reserves 17 slots, and every job keeps its (usually three) logs and (usually one) report for good.
+ */
+export function appended<T>(list: T[], item: T): T[] {
+  switch (list.length) {
+    case 0:
+      return [item];
+    case 1:
+      return [list[0]!, item];
+    case 2:
+      return [list[0]!, list[1]!, item];
+    default:
+      list.push(item);
+      return list;
   }
 }
 
