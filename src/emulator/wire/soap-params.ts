@@ -11,12 +11,28 @@ import {
 import type { ParamValues } from '../contract';
 import { unableToRead } from './faults';
 import { NS } from './ns';
-import { attr, resolveQName, type XmlElement } from './xml-tree';
+import { attrKey, resolveQName, type XmlElement } from './xml-tree';
 
 /**
  * Reads operation parameters out of a SOAP Body the way XmlSerializer does: directed by the catalogue, any
  * order, unknown or mis-namespaced elements ignored, missing ones left at their .NET default (contract.ts).
  */
+
+/** Attribute keys looked up on every parameter, made once (attr() would build each key per call). */
+const K = {
+  nil: attrKey(NS.xsi, 'nil'),
+  null: attrKey(NS.xsi, 'null'),
+  xsiType: attrKey(NS.xsi, 'type'),
+  href: attrKey('', 'href'),
+  ref11: attrKey(NS.enc11, 'ref'),
+  ref12: attrKey(NS.enc12, 'ref'),
+  id: attrKey('', 'id'),
+  id11: attrKey(NS.enc11, 'id'),
+  id12: attrKey(NS.enc12, 'id'),
+  arrayType11: attrKey(NS.enc11, 'arrayType'),
+  itemType12: attrKey(NS.enc12, 'itemType'),
+  arraySize12: attrKey(NS.enc12, 'arraySize'),
+} as const;
 
 const INPUT_STRING = 'Input string was not in a correct format.';
 
@@ -32,7 +48,7 @@ export function childNamed(parent: XmlElement, local: string, ns: string): XmlEl
 
 function isNil(el: XmlElement): boolean {
   if (el.attrs.size === 0) return false;
-  const nil = attr(el, NS.xsi, 'nil') ?? attr(el, NS.xsi, 'null');
+  const nil = el.attrs.get(K.nil) ?? el.attrs.get(K.null);
   return nil !== undefined && (nil.trim() === 'true' || nil.trim() === '1');
 }
 
@@ -123,8 +139,8 @@ export function readLiteralParams(
 /** Follows `href="#id"` (1.1 multi-ref) or `enc:ref="id"` (1.2) to the element holding the value. */
 function deref(el: XmlElement, body: XmlElement, depth = 0): XmlElement {
   if (depth > 8) return el;
-  const href = attr(el, '', 'href');
-  const ref = attr(el, NS.enc12, 'ref') ?? attr(el, NS.enc11, 'ref');
+  const href = el.attrs.get(K.href);
+  const ref = el.attrs.get(K.ref12) ?? el.attrs.get(K.ref11);
   const id = href !== undefined ? href.trim().replace(/^#/, '') : ref?.trim();
   if (id === undefined) return el;
   const target = findById(body, id);
@@ -140,7 +156,7 @@ function findById(body: XmlElement, id: string): XmlElement | undefined {
     index = new Map();
     const stack = [...body.children];
     for (let e = stack.pop(); e; e = stack.pop()) {
-      const own = attr(e, '', 'id') ?? attr(e, NS.enc12, 'id') ?? attr(e, NS.enc11, 'id');
+      const own = e.attrs.get(K.id) ?? e.attrs.get(K.id12) ?? e.attrs.get(K.id11);
       if (own !== undefined && !index.has(own)) index.set(own, e);
       stack.push(...e.children);
     }
@@ -150,10 +166,9 @@ function findById(body: XmlElement, id: string): XmlElement | undefined {
 }
 
 function isEncodedArray(el: XmlElement): boolean {
-  if (attr(el, NS.enc11, 'arrayType') !== undefined) return true;
-  if (attr(el, NS.enc12, 'itemType') !== undefined || attr(el, NS.enc12, 'arraySize') !== undefined)
-    return true;
-  const xsiType = attr(el, NS.xsi, 'type');
+  if (el.attrs.get(K.arrayType11) !== undefined) return true;
+  if (el.attrs.get(K.itemType12) !== undefined || el.attrs.get(K.arraySize12) !== undefined) return true;
+  const xsiType = el.attrs.get(K.xsiType);
   if (xsiType === undefined) return false;
   const q = resolveQName(el, xsiType);
   return q.local === 'Array' && (q.ns === NS.enc11 || q.ns === NS.enc12);
