@@ -93,6 +93,15 @@ function parseBaseUrl(baseUrl: unknown): URL {
 }
 
 /** Read-only operations may be repeated; sends and CreateCustomer (it creates a record) never are. */
+/** Runs `fn`, a synchronous throw becoming a rejection: one promise less per call than an async wrapper. */
+function guarded(fn: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return fn();
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
 const retryable = (op: OperationDef): boolean => op.sends !== true && !op.name.startsWith('Create');
 
 /** The limits of one call: the caller's signal and the moment its time is up. */
@@ -244,7 +253,7 @@ export class GatewayClient {
     params?: ParamsOf<S, O>,
     options?: CallOptions,
   ): Promise<ResultOf<S, O>> {
-    return this.run(service, operation, params, options, false) as Promise<ResultOf<S, O>>;
+    return guarded(() => this.run(service, operation, params, options, false)) as Promise<ResultOf<S, O>>;
   }
 
   /**
@@ -264,27 +273,13 @@ export class GatewayClient {
   ): Record<string, (params?: unknown, options?: CallOptions) => Promise<unknown>> {
     const out: Record<string, (params?: unknown, options?: CallOptions) => Promise<unknown>> = {};
     for (const op of operationsOf(service)) {
-      out[methodName(op)] = (params, options) => this.run(service, op.name, params, options, true);
+      out[methodName(op)] = (params, options) =>
+        guarded(() => this.run(service, op.name, params, options, true));
     }
     return Object.freeze(out);
   }
 
-  /** Not async itself (one promise less per call): what it throws becomes a rejection. */
   private run(
-    service: ServiceName,
-    operation: string,
-    params: unknown,
-    options: CallOptions | undefined,
-    typed: boolean,
-  ): Promise<unknown> {
-    try {
-      return this.start(service, operation, params, options, typed);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-  }
-
-  private start(
     service: ServiceName,
     operation: string,
     params: unknown,
