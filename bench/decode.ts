@@ -204,9 +204,24 @@ function oursFor(kind: 'dlr' | 'jobs'): (chunks: Buffer[], clock: Clock, sample?
   };
 }
 
+/** A bare tokenizer's run: the chunks decoded as our decoder does and written, one timed block each. */
+function feed(
+  chunks: Buffer[],
+  clock: Clock,
+  sample: (() => void) | undefined,
+  write: (s: string) => void,
+): void {
+  const utf8 = new TextDecoder('utf-8');
+  for (const c of chunks) {
+    clock.blockStart();
+    write(utf8.decode(c, { stream: true }));
+    clock.blockEnd();
+    sample?.();
+  }
+}
+
 /** The package's XML scanner with no-op handlers: the tokenizer our decoder runs on (the limit). */
 function scanner(chunks: Buffer[], clock: Clock, sample?: () => void): unknown {
-  const utf8 = new TextDecoder('utf-8');
   let n = 0;
   const p = new xmlScanner.XmlScanner({
     open: () => n++,
@@ -214,12 +229,7 @@ function scanner(chunks: Buffer[], clock: Clock, sample?: () => void): unknown {
     text: () => n++,
     cdata: () => n++,
   });
-  for (const c of chunks) {
-    clock.blockStart();
-    p.write(utf8.decode(c, { stream: true }));
-    clock.blockEnd();
-    sample?.();
-  }
+  feed(chunks, clock, sample, (s) => p.write(s));
   p.end();
   if (n === 0) throw new Error('the scanner saw nothing');
   return n;
@@ -228,17 +238,11 @@ function scanner(chunks: Buffer[], clock: Clock, sample?: () => void): unknown {
 /** saxes, the fastest XML library measured (the package used it before its own scanner). */
 function saxes(chunks: Buffer[], clock: Clock, sample?: () => void): unknown {
   const p = new SaxesParser<{ xmlns: false; position: false }>({ xmlns: false, position: false });
-  const utf8 = new TextDecoder('utf-8');
   let n = 0;
   p.on('opentag', () => n++);
   p.on('text', () => n++);
   p.on('closetag', () => n++);
-  for (const c of chunks) {
-    clock.blockStart();
-    p.write(utf8.decode(c, { stream: true }));
-    clock.blockEnd();
-    sample?.();
-  }
+  feed(chunks, clock, sample, (s) => p.write(s));
   p.close();
   if (n === 0) throw new Error('saxes saw nothing');
   return n;
