@@ -185,8 +185,13 @@ function chunksOf(buf: Buffer): Buffer[] {
 const dlrOp = findOperation('information', 'QueryReceivedDLR')!;
 const jobsOp = findOperation('legacy', 'GetJobs1')!;
 
-/** Our path for one case: the streaming decoder, then (GetJobs1) the record parser, as the client does. */
-function oursFor(kind: 'dlr' | 'jobs'): (chunks: Buffer[], clock: Clock, sample?: () => void) => unknown {
+/**
+ * Our path for one case: the streaming decoder, then (GetJobs1) the record parser, as the client does.
+ * 'string' stops after the XML layer (GetJobs1's one string), like node-soap's own answer.
+ */
+function oursFor(
+  kind: 'dlr' | 'jobs' | 'string',
+): (chunks: Buffer[], clock: Clock, sample?: () => void) => unknown {
   const op = kind === 'dlr' ? dlrOp : jobsOp;
   return (chunks, clock, sample) => {
     const d = createResponseDecoder(op, { transport: 'soap11' });
@@ -312,7 +317,10 @@ async function runCase(kind: 'dlr' | 'jobs'): Promise<CaseResult> {
       ? await loadWsdl(wsdlFor(), 'http://127.0.0.1:1/gateway/Information.asmx?WSDL')
       : await loadWsdl(legacyWsdl(), 'http://127.0.0.1:1/soap/send.asmx?WSDL');
   const fns: Record<string, Decode> = { ours: oursFor(kind), scanner, soap: soapFor(wsdl, xml), saxes };
-  if (kind === 'jobs') fns['soap+records'] = soapFor(wsdl, xml, true);
+  if (kind === 'jobs') {
+    fns['soap+records'] = soapFor(wsdl, xml, true);
+    fns['ours (string only)'] = oursFor('string');
+  }
   const names = Object.keys(fns);
 
   // Sanity: our decoder and node-soap both see every record.
@@ -364,6 +372,17 @@ async function runCase(kind: 'dlr' | 'jobs'): Promise<CaseResult> {
     ratioToBareTokenizerCpu: round(n(o, 'median CPU ms') / n(s, 'median CPU ms')),
     ratioToBareTokenizerBestWall: round(n(o, 'best ms') / n(s, 'best ms')),
     ratioToBareSaxesCpu: round(n(o, 'median CPU ms') / n(row('saxes'), 'median CPU ms')),
+    // GetJobs1's XML layer alone (one text node), against node-soap's string and the bare scanner.
+    ...(kind === 'jobs'
+      ? {
+          stringOnlyVsSoapCpu: round(
+            n(row('soap'), 'median CPU ms') / n(row('ours (string only)'), 'median CPU ms'),
+          ),
+          stringOnlyToBareTokenizerCpu: round(
+            n(row('ours (string only)'), 'median CPU ms') / n(s, 'median CPU ms'),
+          ),
+        }
+      : {}),
     // Median over the rounds of each run's longest block: one GC pause in one run is not the decoder's block.
     maxBlockCpuMs: n(o, 'max block CPU ms'),
     peakHeapPerBodyByte: o['heap / body'] as number,
