@@ -97,7 +97,10 @@ async function main(): Promise<void> {
       Array.from({ length: WINDOW }, async () => {
         while (next++ < n) {
           const t = performance.now();
-          await client.send.sendSms(params);
+          // SIGNAL=1: a signal per call, as the nodes pass one (to abort on close)
+          await (process.env.SIGNAL
+            ? client.send.sendSms(params, { signal: new AbortController().signal })
+            : client.send.sendSms(params));
           lat.push(performance.now() - t);
         }
       }),
