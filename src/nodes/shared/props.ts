@@ -20,6 +20,9 @@ export function evaluateProperty(
   }
 }
 
+const PLAIN_NAME = /^[A-Za-z_$][\w$]*$/;
+const SPECIAL = new Set(['__proto__', 'constructor', 'prototype']);
+
 const cannotEvaluate = (t: string, value: string, err: unknown): GatewayError =>
   new GatewayError(
     'VALIDATION',
@@ -43,6 +46,9 @@ export function evaluateNow(
   if (value === undefined || value === null) return undefined;
   const text = String(value);
   if ((t === 'str' || t === 'num') && text.trim() === '') return undefined;
+  // msg.payload, msg.topic: what RED.util.getMessageProperty gives after parsing the path every time.
+  if (t === 'msg' && PLAIN_NAME.test(text) && !SPECIAL.has(text))
+    return (msg as Record<string, unknown>)[text];
   let done = false;
   let failure: unknown;
   let result: unknown;
@@ -138,9 +144,20 @@ const splitRecipients = (value: unknown): string[] =>
 let lastText: string | undefined;
 let lastList: readonly string[] = [];
 
+/** A list of single, trimmed, non-blank numbers: what a node's own recipient list already is. */
+function isCleanList(value: unknown[]): value is string[] {
+  for (const v of value) {
+    if (typeof v !== 'string' || v === '' || SEPARATOR.test(v) || v.trim() !== v) return false;
+  }
+  return true;
+}
+
+const SEPARATOR = /[,;\n]/;
+
 /** One recipient, a comma/semicolon/newline separated list, or an array of either. Blanks are dropped. */
 export function toRecipients(value: unknown): string[] {
   if (value === undefined || value === null) return [];
+  if (Array.isArray(value)) return isCleanList(value) ? value.slice() : splitRecipients(value);
   if (typeof value !== 'string') return splitRecipients(value);
   if (value !== lastText) {
     lastList = splitRecipients(value);
@@ -175,14 +192,28 @@ export function fieldNow(
   name: string,
   msgProp?: string,
 ): unknown {
-  const value = def[name];
-  const type = def[`${name}Type`];
-  return resolveFieldNow(
-    RED,
-    node,
-    msg,
-    msgProp,
-    value === undefined || value === null ? undefined : String(value),
-    typeof type === 'string' ? type : 'str',
-  );
+  const [value, type] = typedField(def, name);
+  return resolveFieldNow(RED, node, msg, msgProp, value, type);
+}
+
+/** The typedInput pairs of each node's settings, read once (a send node reads seven per msg). */
+const typedFields = new WeakMap<object, Map<string, readonly [string | undefined, string]>>();
+
+function typedField(def: Record<string, unknown>, name: string): readonly [string | undefined, string] {
+  let fields = typedFields.get(def);
+  if (fields === undefined) {
+    fields = new Map();
+    typedFields.set(def, fields);
+  }
+  let field = fields.get(name);
+  if (field === undefined) {
+    const value = def[name];
+    const type = def[`${name}Type`];
+    field = [
+      value === undefined || value === null ? undefined : String(value),
+      typeof type === 'string' ? type : 'str',
+    ];
+    fields.set(name, field);
+  }
+  return field;
 }
