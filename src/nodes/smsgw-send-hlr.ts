@@ -20,18 +20,18 @@ interface SendHlrDef extends NodeDef {
   [field: string]: unknown;
 }
 
-/** Resolves after ms, or rejects when the signal aborts. */
+/** Resolves after ms, or rejects when the signal aborts; leaves no listener behind (input.ts reuses signals). */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        reject(new GatewayError('TIMEOUT', 'aborted while waiting for the HLR result'));
-      },
-      { once: true },
-    );
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(new GatewayError('TIMEOUT', 'aborted while waiting for the HLR result'));
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 

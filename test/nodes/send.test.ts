@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import type { Node } from 'node-red';
+import { startEmulator } from '../../src/emulator';
+import { SlowGateway } from '../reliability/slow-gateway';
 import {
+  DEMO,
   emulatedJob,
   flowWith,
   helper,
@@ -9,6 +13,7 @@ import {
   startEnv,
   statuses,
   stopEnv,
+  waitFor,
   type Env,
 } from './helpers';
 
@@ -125,6 +130,37 @@ describe('nodes: smsgw-send-sms', () => {
     const p = (await out).payload as { results: { JobId: number; CreateStatus: string }[] };
     assert.equal(p.results.length, 2);
     assert.ok(p.results.every((r) => r.CreateStatus === 'Ok' && r.JobId > 0));
+  });
+
+  it('closing the node fails the send it has in flight at the Catch node, also after earlier sends (reused signals)', async () => {
+    const gw = new SlowGateway({
+      password: DEMO.password,
+      balance: 1e6,
+      timing: { processingMs: 0, deliveryMs: 0 },
+    });
+    const emu = await startEmulator({ backend: gw, console: false });
+    try {
+      await loadFlow(flowWith(emu.url, [sender()]));
+      for (let i = 0; i < 3; i++) {
+        const out = nextMessage('out');
+        send('n1', { payload: `before ${i}` });
+        await out;
+      }
+      gw.lateSends = 1;
+      gw.lateMs = 2000;
+      const caught = nextMessage('caught');
+      send('n1', { payload: 'held', marker: 'held' });
+      await waitFor(() => gw.lateCommits === 1);
+      await (helper.getNode('n1') as unknown as Node & { close(removed: boolean): Promise<void> }).close(
+        false,
+      );
+      const msg = await caught;
+      assert.equal(msg.marker, 'held');
+      assert.equal((msg.error as { code: string }).code, 'TIMEOUT');
+    } finally {
+      await helper.unload();
+      await emu.close();
+    }
   });
 
   it('SendSimpleSMS with two recipients is a VALIDATION error that reaches a Catch node', async () => {
