@@ -9,6 +9,18 @@ type Method = (
   options?: { signal?: AbortSignal; reference?: string },
 ) => Promise<unknown>;
 
+/** The client's method name of each operation (methodName splits the name with a regular expression). */
+const methods = new WeakMap<OperationDef, string>();
+
+function methodOf(op: OperationDef): string {
+  let name = methods.get(op);
+  if (name === undefined) {
+    name = methodName(op);
+    methods.set(op, name);
+  }
+  return name;
+}
+
 /**
  * Runs one catalogue operation through the client's typed method (which checks LoginStatus, CreateStatus
  * and friends and rejects with a GatewayError), so every node gets the same error semantics.
@@ -21,11 +33,9 @@ export function callOperation(
   reference?: string,
 ): Promise<unknown> {
   const group = (client as unknown as Record<string, Record<string, unknown> | undefined>)[op.service];
-  const fn = group?.[methodName(op)];
+  const fn = group?.[methodOf(op)];
   if (typeof fn !== 'function') {
-    return Promise.reject(
-      new GatewayError('CONFIG', `the client offers no ${op.service}.${methodName(op)}()`),
-    );
+    return Promise.reject(new GatewayError('CONFIG', `the client offers no ${op.service}.${methodOf(op)}()`));
   }
   return (fn as Method).call(group, params, reference ? { signal, reference } : { signal });
 }

@@ -47,7 +47,7 @@ export function operationOf(key: string): OperationDef {
 }
 
 /** Operations chosen before, by node type and the name asked for (every msg asks again). */
-const selected = new Map<string, OperationDef>();
+const selected = new Map<string, Map<string, OperationDef>>();
 
 /**
  * Picks the operation for a message: msg.operation (name or "service/Name") may choose any operation the
@@ -55,12 +55,16 @@ const selected = new Map<string, OperationDef>();
  */
 export function selectOperation(nodeType: string, configured: string, override: unknown): OperationDef {
   const wanted = override === undefined ? configured : String(override);
-  const id = `${nodeType}|${wanted}`;
-  let op = selected.get(id);
+  let byName = selected.get(nodeType);
+  if (byName === undefined) {
+    byName = new Map();
+    selected.set(nodeType, byName);
+  }
+  let op = byName.get(wanted);
   if (op === undefined) {
     op = pickOperation(nodeType, wanted);
     // Only names a node offers get here: a handful per node type.
-    selected.set(id, op);
+    byName.set(wanted, op);
   }
   return op;
 }
