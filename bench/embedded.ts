@@ -1,9 +1,10 @@
 /**
  * A real, embedded Node-RED runtime (no test helper: its sinon spies keep every msg and status alive, which
- * would make memory and CPU figures about the helper), loading our package's nodes from nodes/ (→ dist/).
+ * would make memory and CPU figures about the helper), with this package installed in its userDir (a link to
+ * the checkout: nodes/ → dist/).
  * One per process: Node-RED is a singleton.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,9 +126,12 @@ export async function startRuntime(): Promise<Runtime> {
     join(userDir, 'flows_cred.json'),
     JSON.stringify({ cfg: { user: USER, password: PASSWORD } }),
   );
+  // Installed as a module, as users have it: loaded from nodesDir, Node-RED would treat the nodes as core nodes
+  // and never register their message catalogues (every status text a missed, slow lookup).
+  mkdirSync(join(userDir, 'node_modules', '@smsgw'), { recursive: true });
+  symlinkSync(ROOT, join(userDir, 'node_modules', '@smsgw', 'node-red-sms-gateway'), 'dir');
   RED.init(createServer(), {
     userDir,
-    nodesDir: [join(ROOT, 'nodes')],
     httpAdminRoot: false,
     httpNodeRoot: false,
     disableEditor: true,
