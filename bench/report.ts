@@ -1,4 +1,6 @@
 /** Renders bench/results.json as docs/performance.md (tables generated; the analysis is written by hand). */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface Results {
   date: string;
@@ -332,48 +334,7 @@ export function renderMarkdown(res: Results): string {
       '',
     );
   }
-  s.push(ANALYSIS);
+  // Hand-written from profiles (bench/analysis.md): the tables above are regenerated, that text is not.
+  s.push(readFileSync(join(__dirname, 'analysis.md'), 'utf8'));
   return s.join('\n');
 }
-
-const ANALYSIS = `## Analysis (profiles of 2026-11-22)
-
-Written by hand from \`--cpu-prof\` profiles and heap snapshots of these benchmarks (bench/profile-client.ts is the
-client's); the tables above are regenerated on every run, this text is not.
-
-- **Client vs raw undici (stub).** The raw variant moves bytes only (~30 µs of client CPU per call). Ours adds
-  validation, the envelope (3–5 µs, benchmark 3), the safe-send bookkeeping and the decoding of the answer with
-  saxes, the package's one XML parser: the decoder is ~18% of the client process's time, saxes itself ~15%.
-  0.75x would leave ~10 µs per call above raw for all of that, less than the saxes parse of one ~0.5 KB answer;
-  the issue's own baseline, undici plus fast-xml-parser, reached 0.5–0.6x. Fixed on the way: the decoder's
-  namespace scopes were prototype chains (a new V8 hidden class per response): a small answer decodes 15–20%
-  faster (commit "soap: namespace scopes of the decoder are flat copies").
-- **Against the emulator** every variant that parses is capped by the server: "server busy" is ~0.9 of a core.
-  The emulator profile: saxes tree parse of the request ~28%, the socket write ~16%, the business state ~10%,
-  Node's HTTP parser ~10%, the request log ~8% (halved: "emulator: request log skips the secret scans..."). A
-  bare node:http server spends ~20 µs per request in total; the saxes parse of one SendSMS request alone costs
-  more, so benchmark 5's 0.4x is out of reach without a second XML parser, which the team rules exclude.
-- **Node-RED flow vs client.** In the flow's profile \`RED._\` (i18next, with its plural rules) takes ~22% of the
-  process's time, about a third of its busy time: src/nodes/shared/input.ts compose() translates the "n in
-  flight" status (status.ts inFlight()) on every msg in and out, before show() finds the text unchanged. Caching
-  the text per count, or composing at most every ~100 ms, would remove most of it (src/nodes is not this
-  benchmark's to change).
-- **Memory under a burst.** A call waiting for a connection held ~6.6 KB of heap in our client against ~1.1 KB for
-  a bare undici request (before the caption reference became the default). The heap snapshot: ~20 closures per call (a dozen of them the exchange handler's, the
-  rest safe send and lookups), a few new hidden classes per call, the envelope as a rope of ~26 concatenated
-  strings until written. The handler is now one object and the body bytes (commit "transport: one Exchange object
-  per request"): ~5.6 KB (~6 KB with the reference). A burst of 20,000 messages into one node still costs a few hundred MB of heap: the
-  Node-RED side (msg clones, the node's pending handlers) adds to the client's share. As installed, the config
-  node's queue (1000 by default) refuses the rest of such a burst at once (last row of the table).
-- **References.** With the caption reference on by default, one randomBytes() call per send was ~10 µs of the
-  client's CPU per call; references now come from a 4 KiB random pool (commit "reliability: references drawn
-  from a 4 KiB pool").
-- **Decoding.** QueryReceivedDLR: ours is ~1.5x the bare tokenizer and ~4.7x faster than node-soap in CPU; node-soap
-  (sax) is ~7x slower than bare saxes on this document, so 5x leaves little room for building 5,000 typed records
-  with dates. GetJobs1: the decode itself is as fast as bare saxes (~2.4 ms); the record parser (numbers and dates
-  for 5,000 records, ~0.9 µs each) makes the 3x. node-soap returns the string unsplit ("soap+records" adds the same
-  record parser). The result holds the raw text (a two-byte string in V8: it has non-Latin-1 characters) and 5,000
-  objects with dates: ~5x the body.
-- **Footprint.** undici was loaded when the node modules were required (through config node -> client ->
-  dispatcher) and was most of the load time; it is now loaded with the first pool: 162 ms -> 72 ms in one run.
-`;
