@@ -14,7 +14,16 @@ import { createClientAsync } from 'soap';
 import { soap as strongSoap } from 'strong-soap';
 import { Pool, request } from 'undici';
 import type { Transport } from '../src/client';
-import { catalogue, client, request as soapRequest } from './pkg';
+import { catalogue, client } from './pkg';
+import {
+  LEGACY_PARAMS,
+  RECIPIENT,
+  SEND_PARAMS,
+  TEXT,
+  sendSmsWire,
+  sendTextWire,
+  startEmulatorChild,
+} from './fixtures';
 import {
   PASSWORD,
   USER,
@@ -32,29 +41,9 @@ const SECONDS = Number(process.env.SECONDS ?? 1.5);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32);
 const TARGETS = (process.env.TARGETS ?? 'stub,emulator').split(',');
-const SEND_PATH = '/gateway/Send.asmx';
-const LEGACY_PATH = '/soap/send.asmx';
-
-const sendParams = {
-  Caption: 'bench',
-  Sender: 'Bench',
-  Recipient: ['+4917012345678'],
-  SMSText: 'Benchmark message, nothing to see here.',
-  SmsTyp: 'Standard' as const,
-  SendDate: null,
-};
-const legacyParams = {
-  Caption: 'bench',
-  Sender: 'Bench',
-  Recipient: '+4917012345678',
-  SMSText: 'Benchmark message, nothing to see here.',
-  SmsTyp: '1',
-  SendDate: '',
-};
-
-const { DEFAULT_NAMESPACES, findOperation } = catalogue;
+const { DEFAULT_NAMESPACES, DEFAULT_PATHS } = catalogue;
+const SEND_PATH = DEFAULT_PATHS.send;
 const { GatewayClient } = client;
-const { buildRequest } = soapRequest;
 
 const kindOf = (headers: Record<string, string>): string => {
   const ct = headers['content-type'] ?? headers['Content-Type'] ?? '';
@@ -66,26 +55,9 @@ export async function cannedResponses(
   emulatorUrl: string,
 ): Promise<Record<string, { type: string; body: string }>> {
   const out: Record<string, { type: string; body: string }> = {};
-  const send = findOperation('send', 'SendSMS')!;
-  const legacy = findOperation('legacy', 'SendText')!;
-  const creds = { User: USER, Password: PASSWORD };
   const wires = [
-    ...(['soap11', 'soap12', 'get', 'post'] as const).map((t) =>
-      buildRequest(
-        send,
-        { ...creds, ...sendParams },
-        { transport: t, namespace: DEFAULT_NAMESPACES.gateway, path: SEND_PATH },
-      ),
-    ),
-    buildRequest(
-      legacy,
-      { ...creds, ...legacyParams },
-      {
-        transport: 'soap11',
-        namespace: DEFAULT_NAMESPACES.legacy,
-        path: LEGACY_PATH,
-      },
-    ),
+    ...(['soap11', 'soap12', 'get', 'post'] as const).map((t) => sendSmsWire(t)),
+    sendTextWire(),
   ];
   for (const w of wires) {
     const res = await request(emulatorUrl + w.path, {
@@ -112,11 +84,7 @@ async function variantsFor(
 ): Promise<Variant[]> {
   const ns = DEFAULT_NAMESPACES.gateway;
   const variants: Variant[] = [];
-  const envelope = buildRequest(
-    findOperation('send', 'SendSMS')!,
-    { User: USER, Password: PASSWORD, ...sendParams },
-    { transport: 'soap11', namespace: ns, path: SEND_PATH },
-  );
+  const envelope = sendSmsWire();
   const pool = new Pool(url, { connections: CONCURRENCY });
   closers.push(() => pool.close());
   const raw = async (): Promise<string> => {
@@ -154,9 +122,9 @@ async function variantsFor(
       legacyNamespace: DEFAULT_NAMESPACES.legacy,
     });
     closers.push(() => c.close());
-    const probe = await c.send.sendSms(sendParams);
+    const probe = await c.send.sendSms(SEND_PARAMS);
     if (!(probe.JobId > 0)) throw new Error(`client ${transport} probe: ${JSON.stringify(probe)}`);
-    variants.push([`ours ${transport}`, () => c.send.sendSms(sendParams)]);
+    variants.push([`ours ${transport}`, () => c.send.sendSms(SEND_PARAMS)]);
   }
   const legacy = new GatewayClient({
     baseUrl: url,
@@ -166,16 +134,16 @@ async function variantsFor(
     legacyNamespace: DEFAULT_NAMESPACES.legacy,
   });
   closers.push(() => legacy.close());
-  if (!(await legacy.legacy.sendText(legacyParams)).ok) throw new Error('legacy probe failed');
-  variants.push(['ours legacy SendText', () => legacy.legacy.sendText(legacyParams)]);
+  if (!(await legacy.legacy.sendText(LEGACY_PARAMS)).ok) throw new Error('legacy probe failed');
+  variants.push(['ours legacy SendText', () => legacy.legacy.sendText(LEGACY_PARAMS)]);
 
   const soapArgs = {
     User: USER,
     Password: PASSWORD,
     Caption: 'bench',
     Sender: 'Bench',
-    Recipient: { string: ['+4917012345678'] },
-    SMSText: 'Benchmark message, nothing to see here.',
+    Recipient: { string: [RECIPIENT] },
+    SMSText: TEXT,
     SmsTyp: 'Standard',
     SendDate: '0001-01-01T00:00:00',
   };
@@ -256,13 +224,7 @@ async function runTarget(target: string, server: ChildServer, wsdlBase: string):
 }
 
 async function main(): Promise<void> {
-  const emulator = await startChild('emulator.ts', {
-    user: USER,
-    password: PASSWORD,
-    balance: 1e12,
-    duplicateWindowMs: 0,
-    requestLogSize: 1,
-  });
+  const emulator = await startEmulatorChild({ requestLogSize: 1 });
   const stub = await startChild('stub.ts', { responses: await cannedResponses(emulator.url) });
   const results: TargetResult[] = [];
   try {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node } from 'node-red';
 import * as nodeRed from 'node-red';
+import { sendSmsNode } from './fixtures';
 import { PASSWORD, ROOT, USER, sleep } from './lib';
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };
@@ -20,20 +21,7 @@ const GW = { gateway: 'cfg' };
 export function everyNodeType(intervalS: number): FlowNode[] {
   const poll = { interval: intervalS, inputs: 0 };
   return [
-    {
-      id: 'sms',
-      type: 'smsgw-send-sms',
-      ...GW,
-      operation: 'SendSMS',
-      recipient: '+4917012345678',
-      recipientType: 'str',
-      text: 'payload',
-      textType: 'msg',
-      caption: 'topic',
-      captionType: 'msg',
-      smsType: 'Standard',
-      smsTypeType: 'smstype',
-    },
+    sendSmsNode('sms'),
     {
       id: 'hlr',
       type: 'smsgw-send-hlr',

@@ -6,29 +6,14 @@
  */
 import autocannon from 'autocannon';
 import { request } from 'undici';
-import { catalogue, request as soapRequest } from './pkg';
-import { PASSWORD, USER, emit, median, printTable, round, startChild, type ChildServer } from './lib';
+import { sendSmsWire, startEmulatorChild } from './fixtures';
+import { emit, median, printTable, round, startChild, type ChildServer } from './lib';
 
-const { DEFAULT_NAMESPACES, findOperation } = catalogue;
-const { buildRequest } = soapRequest;
 const SECONDS = Number(process.env.SECONDS ?? 3);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CONNECTIONS = 32;
 
-const wire = buildRequest(
-  findOperation('send', 'SendSMS')!,
-  {
-    User: USER,
-    Password: PASSWORD,
-    Caption: 'bench',
-    Sender: 'Bench',
-    Recipient: ['+4917012345678'],
-    SMSText: 'Benchmark message, nothing to see here.',
-    SmsTyp: 'Standard',
-    SendDate: null,
-  },
-  { transport: 'soap11', namespace: DEFAULT_NAMESPACES.gateway, path: '/gateway/Send.asmx' },
-);
+const wire = sendSmsWire();
 
 async function load(
   server: ChildServer,
@@ -53,12 +38,7 @@ async function load(
 }
 
 async function main(): Promise<void> {
-  const emu = await startChild('emulator.ts', {
-    user: USER,
-    password: PASSWORD,
-    balance: 1e12,
-    duplicateWindowMs: 0,
-  });
+  const emu = await startEmulatorChild();
   const probe = await request(emu.url + wire.path, {
     method: 'POST',
     headers: wire.headers,

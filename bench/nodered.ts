@@ -10,9 +10,10 @@
 import { performance } from 'node:perf_hooks';
 import type { NodeMessage } from 'node-red';
 import { Pool } from 'undici';
-import { catalogue, client as ours, request } from './pkg';
+import { catalogue, client as ours } from './pkg';
 import { startRuntime } from './embedded';
-import { PASSWORD, USER, cpuMsSince, emit, printTable, round, startChild } from './lib';
+import { SEND_PARAMS, TEXT, sendSmsNode, sendSmsWire, startEmulatorChild } from './fixtures';
+import { PASSWORD, USER, cpuMsSince, emit, printTable, round } from './lib';
 
 const { DEFAULT_NAMESPACES } = catalogue;
 const { GatewayClient } = ours;
@@ -64,15 +65,6 @@ async function phase(name: string, n: number, run: () => Promise<void>): Promise
   };
 }
 
-const params = {
-  Caption: 'bench',
-  Sender: 'Bench',
-  Recipient: ['+4917012345678'],
-  SMSText: 'Benchmark message, nothing to see here.',
-  SmsTyp: 'Standard' as const,
-  SendDate: null,
-};
-
 /** Live heap held by each call waiting for a connection: 5,000 calls started at once, full GC, measured. */
 async function livePerPending(call: () => Promise<unknown>): Promise<number | null> {
   if (!gc) return null;
@@ -89,13 +81,7 @@ async function livePerPending(call: () => Promise<unknown>): Promise<number | nu
 
 async function main(): Promise<void> {
   const pending: Record<string, number | null> = {};
-  const emu = await startChild('emulator.ts', {
-    user: USER,
-    password: PASSWORD,
-    balance: 1e12,
-    duplicateWindowMs: 0,
-    requestLogSize: 1,
-  });
+  const emu = await startEmulatorChild({ requestLogSize: 1 });
   const phases: Phase[] = [];
   try {
     const client = new GatewayClient({
@@ -109,18 +95,14 @@ async function main(): Promise<void> {
       let next = 0;
       await Promise.all(
         Array.from({ length: WINDOW }, async () => {
-          while (next++ < n) await client.send.sendSms(params);
+          while (next++ < n) await client.send.sendSms(SEND_PARAMS);
         }),
       );
     };
     await clientRun(2000); // warm-up (JIT, connections) for both sides
     phases.push(await phase('client alone', MESSAGES, () => clientRun(MESSAGES)));
-    pending.client = await livePerPending(() => client.send.sendSms(params));
-    const wire = request.buildRequest(
-      catalogue.findOperation('send', 'SendSMS')!,
-      { User: USER, Password: PASSWORD, ...params },
-      { transport: 'soap11', namespace: DEFAULT_NAMESPACES.gateway, path: '/gateway/Send.asmx' },
-    );
+    pending.client = await livePerPending(() => client.send.sendSms(SEND_PARAMS));
+    const wire = sendSmsWire();
     const pool = new Pool(emu.url, { connections: WINDOW });
     pending.rawUndici = await livePerPending(async () => {
       const r = await pool.request({
@@ -139,21 +121,7 @@ async function main(): Promise<void> {
       rt.deploy(
         emu.url,
         [
-          {
-            id: 'send',
-            type: 'smsgw-send-sms',
-            gateway: 'cfg',
-            operation: 'SendSMS',
-            recipient: '+4917012345678',
-            recipientType: 'str',
-            text: 'payload',
-            textType: 'msg',
-            caption: 'topic',
-            captionType: 'msg',
-            smsType: 'Standard',
-            smsTypeType: 'smstype',
-            wires: [['out']],
-          },
+          sendSmsNode('send', { wires: [['out']] }),
           { id: 'out', type: 'junction' },
           { id: 'catch', type: 'catch', scope: ['send'], uncaught: false, wires: [['caught']] },
           { id: 'caught', type: 'junction' },
@@ -161,7 +129,7 @@ async function main(): Promise<void> {
         { maxConnections: WINDOW, gatewayNamespace: DEFAULT_NAMESPACES.gateway, ...config },
       );
     const msg = (i: number): NodeMessage => ({
-      payload: 'Benchmark message, nothing to see here.',
+      payload: TEXT,
       topic: `bench ${i}`,
     });
     /** Sends n msgs, `window` at a time; resolves with how many came out and how many went to Catch. */

@@ -5,18 +5,14 @@
 import type { Transport } from '../src/client';
 import { catalogue, client } from './pkg';
 import { cannedResponses } from './client';
+import { SEND_PARAMS, startEmulatorChild } from './fixtures';
 import { PASSWORD, USER, measureRate, startChild } from './lib';
 
 const { DEFAULT_NAMESPACES } = catalogue;
 const { GatewayClient } = client;
 
 async function main(): Promise<void> {
-  const emu = await startChild('emulator.ts', {
-    user: USER,
-    password: PASSWORD,
-    balance: 1e12,
-    duplicateWindowMs: 0,
-  });
+  const emu = await startEmulatorChild();
   const stub = await startChild('stub.ts', { responses: await cannedResponses(emu.url) });
   const c = new GatewayClient({
     baseUrl: stub.url,
@@ -26,14 +22,7 @@ async function main(): Promise<void> {
     transport: (process.env.TRANSPORT ?? 'soap11') as Transport,
     gatewayNamespace: DEFAULT_NAMESPACES.gateway,
   });
-  const p = {
-    Caption: 'bench',
-    Sender: 'Bench',
-    Recipient: ['+4917012345678'],
-    SMSText: 'Benchmark message',
-    SmsTyp: 'Standard' as const,
-    SendDate: null,
-  };
+  const p = { ...SEND_PARAMS, SMSText: 'Benchmark message' };
   console.log(
     await measureRate(() => c.send.sendSms(p), {
       seconds: Number(process.env.SECONDS ?? 6),

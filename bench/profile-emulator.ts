@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import autocannon from 'autocannon';
-import { catalogue, request as soapRequest } from './pkg';
-import { PASSWORD, ROOT, USER, startChild } from './lib';
+import { sendSmsWire, sendTextWire, startEmulatorChild } from './fixtures';
+import { ROOT, startChild } from './lib';
 
 interface ProfileNode {
   id: number;
@@ -82,41 +82,8 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'emu-prof-'));
   // VARIANT: soap11 (benchmark 5), soap12, get, post (typed SendSMS) or legacy (SendText, RPC/encoded).
   const variant = process.env.VARIANT ?? 'soap11';
-  const { DEFAULT_NAMESPACES, DEFAULT_PATHS, findOperation } = catalogue;
   const wire =
-    variant === 'legacy'
-      ? soapRequest.buildRequest(
-          findOperation('legacy', 'SendText')!,
-          {
-            User: USER,
-            Password: PASSWORD,
-            Caption: 'bench',
-            Sender: 'Bench',
-            Recipient: '+4917012345678',
-            SMSText: 'Benchmark message, nothing to see here.',
-            SmsTyp: '1',
-            SendDate: '',
-          },
-          { transport: 'soap11', namespace: DEFAULT_NAMESPACES.legacy, path: DEFAULT_PATHS.legacy },
-        )
-      : soapRequest.buildRequest(
-          findOperation('send', 'SendSMS')!,
-          {
-            User: USER,
-            Password: PASSWORD,
-            Caption: 'bench',
-            Sender: 'Bench',
-            Recipient: ['+4917012345678'],
-            SMSText: 'Benchmark message, nothing to see here.',
-            SmsTyp: 'Standard',
-            SendDate: null,
-          },
-          {
-            transport: variant as 'soap11' | 'soap12' | 'get' | 'post',
-            namespace: DEFAULT_NAMESPACES.gateway,
-            path: DEFAULT_PATHS.send,
-          },
-        );
+    variant === 'legacy' ? sendTextWire() : sendSmsWire(variant as 'soap11' | 'soap12' | 'get' | 'post');
   // BARE=1 profiles the bare node:http server of benchmark 5 instead, for comparison.
   const emu = process.env.BARE
     ? await startChild('bare.ts', { body: BARE_BODY, type: 'text/xml; charset=utf-8' }, [
@@ -124,11 +91,7 @@ async function main(): Promise<void> {
         '--cpu-prof-dir',
         dir,
       ])
-    : await startChild(
-        'emulator.ts',
-        { user: USER, password: PASSWORD, balance: 1e12, duplicateWindowMs: 0 },
-        ['--cpu-prof', '--cpu-prof-dir', dir],
-      );
+    : await startEmulatorChild({}, ['--cpu-prof', '--cpu-prof-dir', dir]);
   const c0 = await emu.cpuMs();
   const r = await autocannon({
     url: emu.url + wire.path,

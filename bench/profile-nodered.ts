@@ -9,20 +9,13 @@ import { performance } from 'node:perf_hooks';
 import type { NodeMessage } from 'node-red';
 import { catalogue, client as ours } from './pkg';
 import { startRuntime } from './embedded';
-import { PASSWORD, USER, cpuMsSince, median, round, startChild } from './lib';
+import { SEND_PARAMS, sendSmsNode, startEmulatorChild } from './fixtures';
+import { PASSWORD, USER, cpuMsSince, median, round } from './lib';
 
 const MESSAGES = Number(process.env.MESSAGES ?? 10_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const ONLY = process.env.ONLY;
 const WINDOW = 32;
-const params = {
-  Caption: 'bench',
-  Sender: 'Bench',
-  Recipient: ['+4917012345678'],
-  SMSText: 'Benchmark message, nothing to see here.',
-  SmsTyp: 'Standard' as const,
-  SendDate: null,
-};
 
 interface Figures {
   rate: number;
@@ -32,13 +25,7 @@ interface Figures {
 }
 
 async function main(): Promise<void> {
-  const emu = await startChild('emulator.ts', {
-    user: USER,
-    password: PASSWORD,
-    balance: 1e12,
-    duplicateWindowMs: 0,
-    requestLogSize: 1,
-  });
+  const emu = await startEmulatorChild({ requestLogSize: 1 });
   const client = new ours.GatewayClient({
     baseUrl: emu.url,
     user: USER,
@@ -47,33 +34,12 @@ async function main(): Promise<void> {
     gatewayNamespace: catalogue.DEFAULT_NAMESPACES.gateway,
   });
   const rt = await startRuntime();
-  await rt.deploy(
-    emu.url,
-    [
-      {
-        id: 'send',
-        type: 'smsgw-send-sms',
-        gateway: 'cfg',
-        operation: 'SendSMS',
-        recipient: '+4917012345678',
-        recipientType: 'str',
-        text: 'payload',
-        textType: 'msg',
-        caption: 'topic',
-        captionType: 'msg',
-        smsType: 'Standard',
-        smsTypeType: 'smstype',
-        wires: [['out']],
-      },
-      { id: 'out', type: 'junction' },
-    ],
-    {
-      maxConnections: WINDOW,
-      maxQueue: MESSAGES,
-      gatewayNamespace: catalogue.DEFAULT_NAMESPACES.gateway,
-      ...(process.env.OUTBOX ? { outbox: true } : {}),
-    },
-  );
+  await rt.deploy(emu.url, [sendSmsNode('send', { wires: [['out']] }), { id: 'out', type: 'junction' }], {
+    maxConnections: WINDOW,
+    maxQueue: MESSAGES,
+    gatewayNamespace: catalogue.DEFAULT_NAMESPACES.gateway,
+    ...(process.env.OUTBOX ? { outbox: true } : {}),
+  });
 
   const measure = async (run: (lat: number[]) => Promise<void>): Promise<Figures> => {
     const lat: number[] = [];
@@ -99,8 +65,8 @@ async function main(): Promise<void> {
           const t = performance.now();
           // SIGNAL=1: a signal per call, as the nodes pass one (to abort on close)
           await (process.env.SIGNAL
-            ? client.send.sendSms(params, { signal: new AbortController().signal })
-            : client.send.sendSms(params));
+            ? client.send.sendSms(SEND_PARAMS, { signal: new AbortController().signal })
+            : client.send.sendSms(SEND_PARAMS));
           lat.push(performance.now() - t);
         }
       }),
