@@ -2,23 +2,25 @@ import type { Node, NodeAPI, NodeMessage } from 'node-red';
 import { GatewayError } from '../../errors';
 
 /**
+ * `now` for callers that want a promise: its value (or the promise it gives), and what it throws as a
+ * rejection.
+ */
+function promised<A extends unknown[]>(now: (...args: A) => unknown): (...args: A) => Promise<unknown> {
+  return (...args) => {
+    try {
+      return Promise.resolve(now(...args));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+}
+
+/**
  * Evaluates one typedInput field (msg, flow, global, env, str, num, json, jsonata, date...). A blank text
  * field means "not set" (undefined), so the gateway's own default applies. JSONata is asynchronous since
  * Node-RED 4, hence the callback form.
  */
-export function evaluateProperty(
-  RED: NodeAPI,
-  node: Node,
-  msg: NodeMessage,
-  value: string | undefined,
-  type: string | undefined,
-): Promise<unknown> {
-  try {
-    return Promise.resolve(evaluateNow(RED, node, msg, value, type));
-  } catch (err) {
-    return Promise.reject(err);
-  }
-}
+export const evaluateProperty = promised(evaluateNow);
 
 const PLAIN_NAME = /^[A-Za-z_$][\w$]*$/;
 const SPECIAL = new Set(['__proto__', 'constructor', 'prototype']);
@@ -79,19 +81,7 @@ export function msgOverride(msg: NodeMessage, prop: string): unknown {
   return v === undefined || v === null ? undefined : v;
 }
 
-/** Reads msg[prop] if set, else evaluates the typedInput field. */
-export async function resolveField(
-  RED: NodeAPI,
-  node: Node,
-  msg: NodeMessage,
-  prop: string | undefined,
-  value: string | undefined,
-  type: string | undefined,
-): Promise<unknown> {
-  return resolveFieldNow(RED, node, msg, prop, value, type);
-}
-
-/** resolveField, without a promise when the field is evaluated at once (see evaluateNow). */
+/** Reads msg[prop] if set, else evaluates the typedInput field: at once where it can (see evaluateNow). */
 export function resolveFieldNow(
   RED: NodeAPI,
   node: Node,
@@ -106,6 +96,9 @@ export function resolveFieldNow(
   }
   return evaluateNow(RED, node, msg, value, type);
 }
+
+/** resolveFieldNow, always as a promise. */
+export const resolveField = promised(resolveFieldNow);
 
 export function toInt(value: unknown, name: string): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;
@@ -167,23 +160,10 @@ export function toRecipients(value: unknown): string[] {
   return lastList.slice();
 }
 
-/** Reads `def[name]` and `def[name + "Type"]` (the typedInput pair) and resolves it for this msg. */
-export function fieldOf(
-  RED: NodeAPI,
-  node: Node,
-  def: Record<string, unknown>,
-  msg: NodeMessage,
-  name: string,
-  msgProp?: string,
-): Promise<unknown> {
-  try {
-    return Promise.resolve(fieldNow(RED, node, def, msg, name, msgProp));
-  } catch (err) {
-    return Promise.reject(err);
-  }
-}
-
-/** fieldOf, without a promise when the field is evaluated at once (see evaluateNow): `await` it anyway. */
+/**
+ * Reads `def[name]` and `def[name + "Type"]` (the typedInput pair) and resolves it for this msg, without a
+ * promise when the field is evaluated at once (see evaluateNow): `await` it anyway.
+ */
 export function fieldNow(
   RED: NodeAPI,
   node: Node,
@@ -195,6 +175,9 @@ export function fieldNow(
   const [value, type] = typedField(def, name);
   return resolveFieldNow(RED, node, msg, msgProp, value, type);
 }
+
+/** fieldNow, always as a promise. */
+export const fieldOf = promised(fieldNow);
 
 /** The typedInput pairs of each node's settings, read once (a send node reads seven per msg). */
 const typedFields = new WeakMap<object, Map<string, readonly [string | undefined, string]>>();
