@@ -16,6 +16,7 @@ import {
   waitFor,
   type Env,
 } from './helpers';
+import { sendSmsNode } from './send-sms-node';
 
 describe('nodes: smsgw-send-sms', () => {
   let env: Env;
@@ -25,22 +26,8 @@ describe('nodes: smsgw-send-sms', () => {
   after(() => stopEnv(env));
   afterEach(() => helper.unload());
 
-  const sender = (extra: Record<string, unknown> = {}) => ({
-    id: 'n1',
-    type: 'smsgw-send-sms',
-    gateway: 'cfg',
-    operation: 'SendSMS',
-    recipient: '+4917000000001',
-    recipientType: 'str',
-    text: 'payload',
-    textType: 'msg',
-    caption: 'topic',
-    captionType: 'msg',
-    smsType: 'Standard',
-    smsTypeType: 'smstype',
-    wires: [['out']],
-    ...extra,
-  });
+  const sender = (extra: Record<string, unknown> = {}) =>
+    sendSmsNode({ smsType: 'Standard', smsTypeType: 'smstype', ...extra });
 
   it('sends msg.payload and outputs JobId, CreateStatus, segments; keeps other msg properties', async () => {
     await loadFlow(flowWith(env.emu.url, [sender()]));

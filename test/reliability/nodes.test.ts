@@ -9,23 +9,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Node, NodeMessage } from 'node-red';
 import { GatewayState, startEmulator, type RunningEmulator } from '../../src/emulator';
-import { DEMO, flowWith, helper, loadFlow, waitFor, type FlowNode } from '../nodes/helpers';
+import { DEMO, flowWith, helper, loadFlow, waitFor } from '../nodes/helpers';
+import { sendSmsNode } from '../nodes/send-sms-node';
 import { FULL, jobsPerMessage, report } from './helpers';
-
-const sender = (extra: Record<string, unknown> = {}): FlowNode => ({
-  id: 'n1',
-  type: 'smsgw-send-sms',
-  gateway: 'cfg',
-  operation: 'SendSMS',
-  recipient: '+4917012345678',
-  recipientType: 'str',
-  text: 'payload',
-  textType: 'msg',
-  caption: 'topic',
-  captionType: 'msg',
-  wires: [['out']],
-  ...extra,
-});
 
 /** Counts msgs arriving at a helper node without keeping them. */
 function counter(id: string, onMsg?: (msg: NodeMessage & Record<string, unknown>) => void): { n: number } {
@@ -93,7 +79,7 @@ describe('reliability: send nodes', function () {
     const total = direct + lost + refused;
     const started = Date.now();
     const url = `http://127.0.0.1:${port}`;
-    const flow = flowWith(url, [sender()], { outbox: true });
+    const flow = flowWith(url, [sendSmsNode()], { outbox: true });
     const file = path.join(userDir, 'smsgw-outbox', 'cfg.json');
     await loadFlow(flow);
     const outs = counter('out');
@@ -152,7 +138,7 @@ describe('reliability: send nodes', function () {
   it('a flood into a send node at full speed with 200/s: bounded memory, every msg sent or refused (QUEUE_FULL)', async () => {
     const total = FULL ? 100_000 : 5_000;
     const queue = 1000;
-    await loadFlow(flowWith(emu!.url, [sender()], { rate: 200, maxQueue: queue }));
+    await loadFlow(flowWith(emu!.url, [sendSmsNode()], { rate: 200, maxQueue: queue }));
     const codes: Record<string, number> = {};
     const outs = counter('out');
     const caught = counter('caught', (msg) => {
