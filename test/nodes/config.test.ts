@@ -16,18 +16,9 @@ import {
   stopEnv,
   type Env,
 } from './helpers';
+import { sendSmsNode } from './send-sms-node';
 
-const sms = (id: string) => ({
-  id,
-  type: 'smsgw-send-sms',
-  gateway: 'cfg',
-  operation: 'SendSMS',
-  recipient: '+4917000000001',
-  recipientType: 'str',
-  text: 'payload',
-  textType: 'msg',
-  wires: [['out']],
-});
+const sms = (id: string) => sendSmsNode({ id });
 
 describe('nodes: smsgw-config and the admin endpoints', () => {
   let env: Env;

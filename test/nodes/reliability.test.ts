@@ -18,23 +18,11 @@ import {
   type Env,
   type FlowNode,
 } from './helpers';
+import { sendSmsNode } from './send-sms-node';
 
 type Rec = Record<string, unknown>;
 
-const sms = (id: string, extra: Rec = {}): FlowNode => ({
-  id,
-  type: 'smsgw-send-sms',
-  gateway: 'cfg',
-  operation: 'SendSMS',
-  recipient: '+4917000000001',
-  recipientType: 'str',
-  text: 'payload',
-  textType: 'msg',
-  caption: 'topic',
-  captionType: 'msg',
-  wires: [['out']],
-  ...extra,
-});
+const sms = (id: string, extra: Rec = {}): FlowNode => sendSmsNode({ id, ...extra });
 
 const sendRequests = (emu: RunningEmulator): number =>
   emu.requests.list().filter((r) => /^Send/.test(r.operation ?? '')).length;
