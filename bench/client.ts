@@ -38,7 +38,7 @@ import {
 } from './lib';
 
 const SECONDS = Number(process.env.SECONDS ?? 1.5);
-const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32);
 const TARGETS = (process.env.TARGETS ?? 'stub,emulator').split(',');
 const { DEFAULT_NAMESPACES, DEFAULT_PATHS } = catalogue;

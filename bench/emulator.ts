@@ -10,7 +10,7 @@ import { sendSmsWire, startEmulatorChild } from './fixtures';
 import { emit, median, printTable, round, startChild, type ChildServer } from './lib';
 
 const SECONDS = Number(process.env.SECONDS ?? 3);
-const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const CONNECTIONS = 32;
 
 const wire = sendSmsWire();
