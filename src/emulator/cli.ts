@@ -22,6 +22,7 @@ Options:
   --no-console          no sandbox console page at /
   --allow-host NAME     also accept this Host name for the console and control API (repeatable)
   --max-connections N   connections served at once (default 256)
+  --max-jobs N          jobs kept per account; older finished ones are forgotten (default 10000)
   --help                this text
 
 Prints "listening on http://HOST:PORT" once it accepts connections. SIGINT/SIGTERM stop it cleanly.
@@ -64,6 +65,12 @@ const VALUE_FLAGS: Record<string, (o: EmulatorOptions, v: string) => void> = {
     if (!Number.isInteger(n) || n < 1)
       throw new CliUsageError(`--max-connections must be a whole number >= 1, not ${v}`);
     o.maxConnections = n;
+  },
+  '--max-jobs': (o, v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1)
+      throw new CliUsageError(`--max-jobs must be a whole number >= 1, not ${v}`);
+    o.maxJobs = n;
   },
   '--allow-host': (o, v) => (o.allowedHosts = [...(o.allowedHosts ?? []), v.toLowerCase()]),
 };

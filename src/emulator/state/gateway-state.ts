@@ -56,7 +56,7 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
     const missing = missingHandlers();
     if (missing.length > 0) throw new Error(`emulator state has no handler for ${missing.join(', ')}`);
     this.opts = resolveOptions(options);
-    this.store = new Store(this.opts.defaultCountryCode);
+    this.store = new Store(this.opts.defaultCountryCode, this.opts.maxJobs);
     this.engine = new JobEngine(this.store, this.opts);
     this.duplicates = new Duplicates(this.opts.duplicateWindowMs);
     const path = this.opts.stateFile;

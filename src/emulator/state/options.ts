@@ -53,6 +53,11 @@ export interface GatewayStateOptions {
   hlrNetworkCode?: string;
   /** When set, every delivered recipient of a text job answers with this text (a reply carrying the JobId). */
   autoReply?: string;
+  /**
+   * Jobs kept per account (default 10000; Infinity keeps all). Beyond it the oldest finished jobs are forgotten
+   * with their reports, log entries and HLR results, in batches, so a long-running sandbox stays bounded.
+   */
+  maxJobs?: number;
 }
 
 export const DEFAULT_PRICES: Readonly<Record<string, number>> = {
@@ -88,6 +93,7 @@ export interface ResolvedOptions {
   readonly legacyTextOffsetMinutes: number;
   readonly hlrNetworkCode: string;
   readonly autoReply: string | undefined;
+  readonly maxJobs: number;
 }
 
 export const DEFAULT_MOBILE_PREFIXES = [
@@ -127,5 +133,14 @@ export function resolveOptions(o: GatewayStateOptions = {}): ResolvedOptions {
     legacyTextOffsetMinutes: o.legacyTextOffsetMinutes ?? 0,
     hlrNetworkCode: o.hlrNetworkCode ?? '26201',
     autoReply: o.autoReply,
+    maxJobs: maxJobsOf(o.maxJobs),
   };
+}
+
+export const DEFAULT_MAX_JOBS = 10_000;
+
+function maxJobsOf(n: number | undefined): number {
+  if (n === undefined) return DEFAULT_MAX_JOBS;
+  if (n === Infinity || (Number.isInteger(n) && n >= 1)) return n;
+  throw new RangeError(`maxJobs must be a whole number >= 1 or Infinity, not ${String(n)}`);
 }

@@ -94,7 +94,9 @@ export function submitText(env: OpEnv, state: AccountState, req: TextSend): Send
     ? Duplicates.key(state.account.user, req.sender, req.recipients, text, req.caption)
     : '';
   const original = env.duplicates.find(key, env.now);
-  if (original !== undefined) return { status: 'DuplicateSMSJobFound', jobId: original };
+  // A job forgotten under maxJobs is unknown, so it is no original either.
+  if (original !== undefined && env.store.jobs.has(original))
+    return { status: 'DuplicateSMSJobFound', jobId: original };
   const job = env.engine.create(
     state,
     {

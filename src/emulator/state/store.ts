@@ -2,6 +2,7 @@
 import type { SubscriberState } from '../contract';
 import type { AccountSeed } from './options';
 import type { AccountState, CustomerRecord, IdCounters, JobRecord, ReportRecord } from './model';
+import { DEFAULT_MAX_JOBS } from './options';
 import { normalizeNumber } from './numbers';
 
 export const STATE_FILE_VERSION = 1;
@@ -21,8 +22,17 @@ export class Store {
   readonly subscribers = new Map<string, SubscriberState>();
   ids: IdCounters = { job: 100000, report: 0, log: 0, inbound: 0, hlr: 0, customer: 1000 };
   clockOffset = 0;
+  /** Job count of each account at which its finished jobs are next trimmed (absent: maxJobs plus the slack). */
+  private readonly trimAt = new WeakMap<AccountState, number>();
+  /** Jobs trimmed at once beyond maxJobs: a tenth of it, so each job pays for a tenth of one pass. */
+  private readonly slack: number;
 
-  constructor(readonly countryCode: string) {}
+  constructor(
+    readonly countryCode: string,
+    readonly maxJobs: number = DEFAULT_MAX_JOBS,
+  ) {
+    this.slack = Math.max(1, Math.floor(maxJobs / 10));
+  }
 
   nextId(kind: keyof IdCounters): number {
     this.ids[kind] += 1;
@@ -81,6 +91,31 @@ export class Store {
   addJob(state: AccountState, job: JobRecord): void {
     state.jobs.push(job);
     this.jobs.set(job.id, job);
+    if (state.jobs.length > (this.trimAt.get(state) ?? this.maxJobs + this.slack)) this.trim(state);
+  }
+
+  /**
+   * Forgets the oldest finished jobs beyond maxJobs with everything kept by their id (reports, logs inside the
+   * job, HLR results); pending and queued jobs stay. One pass over the account's lists per batch of `slack`
+   * jobs; when too few jobs are finished, the next pass waits for another batch, so it is never a scan per job.
+   */
+  trim(state: AccountState): void {
+    const jobs = state.jobs;
+    let excess = jobs.length - this.maxJobs;
+    const gone = new Set<number>();
+    let kept = 0;
+    for (const job of jobs) {
+      if (excess > 0 && job.phase === 'done') {
+        gone.add(job.id);
+        this.jobs.delete(job.id);
+        excess -= 1;
+      } else jobs[kept++] = job;
+    }
+    jobs.length = kept;
+    this.trimAt.set(state, Math.max(kept, this.maxJobs) + this.slack);
+    if (gone.size === 0) return;
+    keepOnly(state.reports, (r) => !gone.has(r.jobId));
+    keepOnly(state.hlr, (h) => !gone.has(h.jobId));
   }
 
   /** Keeps `reports` sorted by time: appends in the usual case, inserts when a report is older than the last. */
@@ -134,6 +169,7 @@ export class Store {
       }
       state.reports.sort((x, y) => x.at - y.at || x.id - y.id);
       this.accounts.set(state.account.user, state);
+      if (state.jobs.length > this.maxJobs) this.trim(state);
     }
   }
 }
@@ -173,6 +209,13 @@ export function userFor(
     createdAt: now,
     changedAt: now,
   };
+}
+
+/** Removes, in place and in one pass, the items `keep` rejects (the order of the others stays). */
+function keepOnly<T>(list: T[], keep: (item: T) => boolean): void {
+  let kept = 0;
+  for (const item of list) if (keep(item)) list[kept++] = item;
+  list.length = kept;
 }
 
 /** Index of the first report with `at >= time` (binary search). */
