@@ -98,13 +98,16 @@ function decodeAttribute(s: string, start: number, end: number): string {
 
 const NEED_MORE = -1;
 const NAME_SLOTS_MASK = 255;
+/** Tags before a scanner sets up its name cache: a small answer never needs one. */
+const UNCACHED_TAGS = 64;
 
 export class XmlScanner {
   private buf = '';
   /** Document offset of buf[0]. */
   private base = 0;
   private readonly names: string[] = [];
-  private readonly nameCache: (string | undefined)[] = new Array<string | undefined>(NAME_SLOTS_MASK + 1);
+  private nameCache: (string | undefined)[] | null = null;
+  private tags = 0;
   private depth = 0;
   private started = false;
   private rootSeen = false;
@@ -254,11 +257,15 @@ export class XmlScanner {
     if (k >= n) return NEED_MORE;
     // Documents repeat a few names thousands of times: reusing the string seen last with the same hash spares
     // an allocation per tag (a fifth of the decode time went to garbage collection before).
-    const slot = hash & NAME_SLOTS_MASK;
-    const seen = this.nameCache[slot];
     let name: string;
-    if (seen !== undefined && seen.length === k - lt - 1 && s.startsWith(seen, lt + 1)) name = seen;
-    else name = this.nameCache[slot] = s.slice(lt + 1, k);
+    const cache = this.nameCache ?? (++this.tags > UNCACHED_TAGS ? this.makeNameCache() : null);
+    if (cache === null) name = s.slice(lt + 1, k);
+    else {
+      const slot = hash & NAME_SLOTS_MASK;
+      const seen = cache[slot];
+      if (seen !== undefined && seen.length === k - lt - 1 && s.startsWith(seen, lt + 1)) name = seen;
+      else name = cache[slot] = s.slice(lt + 1, k);
+    }
     let attrs: string[] | null = null;
     for (;;) {
       let space = false;
@@ -305,6 +312,11 @@ export class XmlScanner {
       k = close + 1;
       c = s.charCodeAt(k);
     }
+  }
+
+  private makeNameCache(): (string | undefined)[] {
+    this.nameCache = new Array<string | undefined>(NAME_SLOTS_MASK + 1);
+    return this.nameCache;
   }
 
   private start(name: string, attrs: string[] | null, lt: number, empty: boolean): void {

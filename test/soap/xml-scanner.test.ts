@@ -115,6 +115,22 @@ describe('XML scanner', () => {
     );
   });
 
+  it('reads long documents (past the point where names are cached) the same in any chunks', () => {
+    const names = ['Id', 'Value', 'soap:Body', 'DoneDateTimeZoneOffset', 'QueryReceivedDLRResponse', 'x'];
+    const items = Array.from({ length: 400 }, (_, i) => {
+      const n = names[i % names.length] as string;
+      return `<${n} a="${i}">${i} &amp; ${n}</${n}>`;
+    });
+    const xml = `<r>${items.join('\n')}</r>`;
+    const expected = oracle(xml);
+    assert.deepEqual(scan([xml]), expected);
+    for (const size of [1, 7, 64, 1000]) {
+      const chunks: string[] = [];
+      for (let i = 0; i < xml.length; i += size) chunks.push(xml.slice(i, i + size));
+      assert.deepEqual(scan(chunks), expected, `chunks of ${size}`);
+    }
+  });
+
   it('reports the offset of each start tag in the whole document', () => {
     const offsets: number[] = [];
     const s = new XmlScanner({ open: (_n, _a, o) => offsets.push(o), close() {}, text() {}, cdata() {} });
