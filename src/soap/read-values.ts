@@ -87,7 +87,20 @@ export function dateReader(
   legacy?: (s: string) => Date | null,
 ): (s: string) => Date | null {
   const slow = legacy ?? ((s: string): Date | null => parseDateTime(s, { zoneless }));
-  return (s: string): Date | null => {
+  // Lists repeat dates (a job's reports share its CreateDate): the last text read is remembered. Bounded: one
+  // short string (it may be a slice of the chunk it came from, so at most one chunk stays alive a little longer).
+  let lastText = '';
+  let lastTime = 0;
+  const read = (s: string): Date | null => {
+    if (s === lastText) return new Date(lastTime);
+    const d = parse(s);
+    if (d !== null) {
+      lastText = s;
+      lastTime = d.getTime();
+    }
+    return d;
+  };
+  const parse = (s: string): Date | null => {
     const n = s.length;
     const sep = s.charCodeAt(10);
     if (
@@ -153,4 +166,5 @@ export function dateReader(
     const t = daysFromCivil(y, mo, d) * 86400000 + ((h * 60 + mi - offset) * 60 + sec) * 1000 + ms;
     return new Date(t);
   };
+  return read;
 }
