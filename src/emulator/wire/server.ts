@@ -25,7 +25,10 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
       reject(new BodyTooLarge());
       return;
     }
-    const chunks: Buffer[] = [];
+    // One chunk (the usual small request) is used as it is: nothing else holds or changes it. A list is made
+    // only for a second chunk (an array's first push reserves 17 slots).
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
@@ -35,10 +38,11 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
         reject(new BodyTooLarge());
         return;
       }
-      chunks.push(chunk);
+      if (first === undefined) first = chunk;
+      else if (more === undefined) more = [first, chunk];
+      else more.push(chunk);
     });
-    // One chunk (the usual small request) is used as it is: nothing else holds or changes it.
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.on('end', () => resolve(more ? Buffer.concat(more) : (first ?? Buffer.alloc(0))));
     req.on('error', reject);
   });
 }
@@ -90,88 +94,95 @@ export function createRequestHandler(
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const ex = newExchange(req, res);
-    const rawUrl = req.url ?? '/';
-    const q = rawUrl.indexOf('?');
-    let pathname = q < 0 ? rawUrl : rawUrl.slice(0, q);
-    if (pathname.includes('%')) {
-      try {
-        pathname = decodeURIComponent(pathname);
-      } catch {
-        // kept as sent
-      }
-    }
-    const query = q < 0 ? '' : rawUrl.slice(q + 1);
-    const method = req.method ?? 'GET';
-
-    if (deps.preHandler?.(req, res, pathname)) return;
-
-    let body: Buffer;
     try {
-      body = await readBody(req, cfg.maxBodyBytes);
-    } catch (err) {
-      if (err instanceof BodyTooLarge) {
-        res.writeHead(413, { 'Content-Length': 0, Connection: 'close' });
-        res.end(() => res.socket?.destroy());
+      const ex = newExchange(req, res);
+      const rawUrl = req.url ?? '/';
+      const q = rawUrl.indexOf('?');
+      let pathname = q < 0 ? rawUrl : rawUrl.slice(0, q);
+      if (pathname.includes('%')) {
+        try {
+          pathname = decodeURIComponent(pathname);
+        } catch {
+          // kept as sent
+        }
+      }
+      const query = q < 0 ? '' : rawUrl.slice(q + 1);
+      const method = req.method ?? 'GET';
+
+      if (deps.preHandler?.(req, res, pathname)) return;
+
+      let body: Buffer;
+      try {
+        body = await readBody(req, cfg.maxBodyBytes);
+      } catch (err) {
+        if (err instanceof BodyTooLarge) {
+          res.writeHead(413, { 'Content-Length': 0, Connection: 'close' });
+          res.end(() => res.socket?.destroy());
+          return;
+        }
+        throw err;
+      }
+
+      if (pathname === '/_emulator' || pathname.startsWith('/_emulator/')) {
+        let parsed: unknown;
+        let answer;
+        try {
+          parsed = body.length ? JSON.parse(body.toString('utf8')) : undefined;
+          answer = handleControl(controlCtx, method, pathname, parsed);
+        } catch {
+          answer = { status: 400, body: { error: 'request body is not valid JSON' } };
+        }
+        reply(ctx, ex, answer.status, 'application/json; charset=utf-8', JSON.stringify(answer.body));
         return;
       }
-      throw err;
-    }
 
-    if (pathname === '/_emulator' || pathname.startsWith('/_emulator/')) {
-      let parsed: unknown;
-      let answer;
-      try {
-        parsed = body.length ? JSON.parse(body.toString('utf8')) : undefined;
-        answer = handleControl(controlCtx, method, pathname, parsed);
-      } catch {
-        answer = { status: 400, body: { error: 'request body is not valid JSON' } };
+      const lower = pathname.toLowerCase();
+      let entry = byPath.get(lower);
+      let methodName: string | undefined;
+      if (!entry) {
+        const slash = lower.lastIndexOf('.asmx/');
+        if (slash >= 0) {
+          entry = byPath.get(lower.slice(0, slash + 5));
+          methodName = pathname.slice(slash + 6);
+        }
       }
-      reply(ctx, ex, answer.status, 'application/json; charset=utf-8', JSON.stringify(answer.body));
-      return;
-    }
-
-    const lower = pathname.toLowerCase();
-    let entry = byPath.get(lower);
-    let methodName: string | undefined;
-    if (!entry) {
-      const slash = lower.lastIndexOf('.asmx/');
-      if (slash >= 0) {
-        entry = byPath.get(lower.slice(0, slash + 5));
-        methodName = pathname.slice(slash + 6);
+      if (!entry) {
+        reply(ctx, ex, 404, 'text/plain; charset=utf-8', 'Not Found\r\n');
+        return;
       }
-    }
-    if (!entry) {
-      reply(ctx, ex, 404, 'text/plain; charset=utf-8', 'Not Found\r\n');
-      return;
-    }
-    ex.service = entry.service;
-    if (methodName !== undefined) {
-      await handleForm(ctx, ex, entry, methodName, body, query);
-    } else if (method === 'POST') {
-      await handleSoap(ctx, ex, entry, body);
-    } else if (method === 'GET' || method === 'HEAD') {
-      handleDocumentation(ex, entry, query);
-    } else {
-      reply(ctx, ex, 405, 'text/plain; charset=utf-8', 'Method Not Allowed\r\n');
+      ex.service = entry.service;
+      if (methodName !== undefined) {
+        await handleForm(ctx, ex, entry, methodName, body, query);
+      } else if (method === 'POST') {
+        await handleSoap(ctx, ex, entry, body);
+      } else if (method === 'GET' || method === 'HEAD') {
+        handleDocumentation(ex, entry, query);
+      } else {
+        reply(ctx, ex, 405, 'text/plain; charset=utf-8', 'Method Not Allowed\r\n');
+      }
+    } catch (err) {
+      internalError(res, err);
     }
   }
 
+  // handle() never rejects: no `.catch` closure and promise per request.
   return (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      // Last line of defence: whatever happened, answer (or drop) without taking the process down.
-      try {
-        if (!res.headersSent && !res.destroyed) {
-          const text = `Internal emulator error: ${err instanceof Error ? err.message : String(err)}\r\n`;
-          res.writeHead(500, {
-            'Content-Type': 'text/plain; charset=utf-8',
-            'Content-Length': Buffer.byteLength(text),
-          });
-          res.end(text);
-        } else res.destroy();
-      } catch {
-        res.socket?.destroy();
-      }
-    });
+    void handle(req, res);
   };
+}
+
+/** Last line of defence: whatever happened, answer (or drop) without taking the process down. */
+function internalError(res: ServerResponse, err: unknown): void {
+  try {
+    if (!res.headersSent && !res.destroyed) {
+      const text = `Internal emulator error: ${err instanceof Error ? err.message : String(err)}\r\n`;
+      res.writeHead(500, {
+        'Content-Type': 'text/plain; charset=utf-8',
+        'Content-Length': Buffer.byteLength(text),
+      });
+      res.end(text);
+    } else res.destroy();
+  } catch {
+    res.socket?.destroy();
+  }
 }

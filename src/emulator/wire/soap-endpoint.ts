@@ -9,7 +9,7 @@ import {
   type ServiceEntry,
   type WireContext,
 } from './exchange';
-import { soapContentType } from './ns';
+import { soapContentType, type SoapVersion } from './ns';
 import { writeSoapResponse } from './responses';
 import { readSoapRequest } from './soap-request';
 
@@ -33,20 +33,11 @@ export async function handleSoap(
     reply(ctx, ex, outcome.status, undefined, '');
     return;
   }
-  const contentType = soapContentType(outcome.version);
-  const sendFault = (fault: WireFault): void =>
-    reply(
-      ctx,
-      ex,
-      500,
-      contentType,
-      writeSoapFault(fault, outcome.version, ctx.cfg.verboseFaults),
-      fault.message,
-    );
   if (outcome.kind === 'fault') {
-    sendFault(outcome.fault);
+    sendFault(ctx, ex, outcome.version, outcome.fault);
     return;
   }
+  const contentType = soapContentType(outcome.version);
   let xml: string;
   try {
     let result = invokeNow(
@@ -59,8 +50,20 @@ export async function handleSoap(
     if (isThenable(result)) result = await result;
     xml = writeSoapResponse(outcome.op, entry.ns, outcome.version, result);
   } catch (err) {
-    sendFault(err instanceof WireFault ? err : unableToProcess(errorMessage(err)));
+    sendFault(ctx, ex, outcome.version, err instanceof WireFault ? err : unableToProcess(errorMessage(err)));
     return;
   }
   reply(ctx, ex, 200, contentType, xml);
+}
+
+/** A module function, not a closure made for every request. */
+function sendFault(ctx: WireContext, ex: Exchange, version: SoapVersion, fault: WireFault): void {
+  reply(
+    ctx,
+    ex,
+    500,
+    soapContentType(version),
+    writeSoapFault(fault, version, ctx.cfg.verboseFaults),
+    fault.message,
+  );
 }

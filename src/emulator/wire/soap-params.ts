@@ -120,12 +120,29 @@ function readLiteral(el: XmlElement, type: TypeRef, ns: string): unknown {
   return readScalar(el, type);
 }
 
+/** Each operation's parameter names in order, all undefined (made once per operation). */
+const blanks = new WeakMap<OperationDef, ParamValues>();
+
+/**
+ * A values object that already has every parameter of `op`: a copy of one template is made at its final size,
+ * where adding the parameters one by one to `{}` reallocates its property store as it grows.
+ */
+export function blankParams(op: OperationDef): ParamValues {
+  let blank = blanks.get(op);
+  if (!blank) {
+    blank = {};
+    for (const p of op.params) blank[p.name] = undefined;
+    blanks.set(op, blank);
+  }
+  return { ...blank };
+}
+
 export function readLiteralParams(
   op: OperationDef,
   wrapper: XmlElement | undefined,
   ns: string,
 ): ParamValues {
-  const values: ParamValues = {};
+  const values = blankParams(op);
   const matches = wrapper !== undefined && wrapper.local === op.name && wrapper.ns === ns;
   for (const p of op.params) {
     const el = matches ? childNamed(wrapper, p.name, ns) : undefined;
