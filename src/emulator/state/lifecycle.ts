@@ -225,7 +225,8 @@ export class JobEngine {
       this.reports(state, job, at);
       this.autoReply(state, job, at);
     }
-    const failed = job.outcomes.filter((o) => o !== 'ok').length;
+    let failed = 0;
+    for (const o of job.outcomes) if (o !== 'ok') failed += 1;
     job.phase = 'done';
     job.dueAt = null;
     job.status = failed > 0 && failed === job.recipients.length && job.typ !== 'HLR' ? 'Fehler' : 'Erledigt';
@@ -239,7 +240,9 @@ export class JobEngine {
   }
 
   private reports(state: AccountState, job: JobRecord, at: number): void {
-    job.recipients.forEach((recipient, i) => {
+    const { recipients } = job;
+    for (let i = 0; i < recipients.length; i++) {
+      const recipient = recipients[i]!;
       const outcome = OUTCOME[job.outcomes[i] ?? 'ok'];
       for (let sequence = 1; sequence <= job.segments; sequence++) {
         this.store.addReport(state, job, {
@@ -256,7 +259,7 @@ export class JobEngine {
           unknownSubscriber: job.outcomes[i] === 'unknown',
         });
       }
-    });
+    }
   }
 
   private hlrResults(state: AccountState, job: JobRecord, at: number): void {
