@@ -22,16 +22,22 @@ const OK_RE = /^\s*OK\b[\s:]*([\s\S]*?)\s*$/i;
 class LegacyFormatError extends Error {}
 
 function parseNumber(text: string, what: string): number {
-  // Fast path: plain digits with at most one point (what the service writes).
+  // Fast path: up to 15 plain digits with at most one point (what the service writes), read in the same pass.
+  // digits / 10^k with both exact is correctly rounded, so this equals Number(text).
   const n = text.length;
-  let dots = 0;
+  let digits = 0;
+  let scale = 1;
+  let dot = false;
   let i = 0;
   for (; i < n; i++) {
     const c = text.charCodeAt(i);
-    if (c === 46) dots++;
-    else if (c < 48 || c > 57) break;
+    if (c >= 48 && c <= 57) {
+      digits = digits * 10 + (c - 48);
+      if (dot) scale *= 10;
+    } else if (c === 46 && !dot) dot = true;
+    else break;
   }
-  if (i === n && n > 0 && dots <= 1 && text !== '.') return Number(text);
+  if (i === n && n > (dot ? 1 : 0) && n <= (dot ? 16 : 15)) return dot ? digits / scale : digits;
   let s = text.trim();
   if (s.includes(',')) {
     // "12,5" (decimal comma) or "1.234,5" / "1,234.5" (grouping): the last separator is the decimal one.

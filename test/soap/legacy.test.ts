@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { GatewayError } from '../../src/errors';
 import { parseLegacyResult } from '../../src/soap/legacy';
 import { normalize, thrown } from './helpers';
@@ -33,6 +34,16 @@ describe('soap/legacy result strings', () => {
     assert.equal(parseLegacyResult('balance', 'Error Invalid user').ok, false);
     assert.equal((thrown(() => parseLegacyResult('balance', 'lots')) as GatewayError).code, 'PARSE');
   });
+  it('numbers read in one pass equal Number() of the text, for any digits with or without a point', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9]{0,18}(\.[0-9]{0,18})?$/), (text) => {
+        fc.pre(text !== '' && text !== '.');
+        assert.equal(parseLegacyResult('balance', text).balance, Number(text), text);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('GetRecivedSMS2: ID,JobId;Sender;message;date with the comma quirk, a semicolon tolerated, ; in the message', () => {
     const raw = '1,77;+4917012345;Hi; there;2026-11-22 10:00:00\r\n2;0;+4917099999;Yes;22.11.2026 10:05\r\n';
     assert.deepEqual(normalize(parseLegacyResult('receivedSms2', raw)), {
