@@ -48,6 +48,8 @@ const maskEntry = (e: RequestLogEntry): RequestLogEntry => ({
   response: maskPasswords(e.response),
 });
 
+const FORGET_BATCH = 500;
+
 export class ConsoleFeed {
   private readonly clients = new Set<ServerResponse>();
   private readonly jobSeen = new Map<number, { sig: string; reports: number }>();
@@ -139,6 +141,11 @@ export class ConsoleFeed {
       this.jobSeen.set(job.id, { sig, reports: job.reports.length });
       this.broadcast('job', job);
       for (const report of job.reports.slice(seen?.reports ?? 0)) this.broadcast('report', report);
+    }
+    // Jobs the emulator has forgotten (--max-jobs) leave the map too, in batches so that no look pays for it.
+    if (this.jobSeen.size > state.jobs.length + FORGET_BATCH) {
+      const live = new Set(state.jobs.map((j) => j.id));
+      for (const id of this.jobSeen.keys()) if (!live.has(id)) this.jobSeen.delete(id);
     }
     for (const message of state.inbound) {
       if (this.inboundSeen.get(message.id) === message.collected) continue;
