@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import type { Node, NodeAPI } from 'node-red';
 import { GatewayState, startEmulator, type RunningEmulator } from '../../src/emulator';
 import { ALL_NODES, helper, sleep, waitFor, type FlowNode } from './helpers';
+import { sendSmsNode } from './send-sms-node';
 
 const SENTINEL = 'Pw-Sentinel-93b1';
 
@@ -74,18 +75,7 @@ describe('nodes: the password never leaves the credentials', function () {
   const nodesFor = (cfg: string): FlowNode[] => {
     const common = { z: 'tab', gateway: cfg, wires: [['out']] };
     return [
-      {
-        ...common,
-        id: `${cfg}-sms`,
-        type: 'smsgw-send-sms',
-        operation: 'SendSMS',
-        recipient: '+4917000000001',
-        recipientType: 'str',
-        text: 'payload',
-        textType: 'msg',
-        caption: 'topic',
-        captionType: 'msg',
-      },
+      sendSmsNode({ ...common, id: `${cfg}-sms` }),
       {
         ...common,
         id: `${cfg}-hlr`,
