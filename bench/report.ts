@@ -15,6 +15,8 @@ export interface Results {
   versions: Record<string, string>;
   benchmarks: Record<string, unknown>;
   seconds: number;
+  /** Set when BENCH_ONLY re-ran some benchmarks: the others are those of the run of `earlier`. */
+  partial?: { rerun: string[]; earlier: string };
 }
 
 type Row = Record<string, unknown>;
@@ -232,7 +234,10 @@ export function renderMarkdown(res: Results): string {
   );
   const m = res.machine;
   s.push(
-    `Run ${res.date} in ${res.seconds} s on ${m.os}, ${m.cores} × ${m.cpu}, ${m.memoryGB} GB; load average before ${m.loadBefore.join(' / ')}, after ${m.loadAfter.join(' / ')}.`,
+    `Run ${res.date} in ${res.seconds} s on ${m.os}, ${m.cores} × ${m.cpu}, ${m.memoryGB} GB; load average before ${m.loadBefore.join(' / ')}, after ${m.loadAfter.join(' / ')}.` +
+      (res.partial
+        ? ` That run re-ran ${res.partial.rerun.join(', ')}; the other figures are from the run of ${res.partial.earlier}.`
+        : ''),
     '',
   );
   s.push(

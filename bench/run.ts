@@ -95,6 +95,9 @@ async function main(): Promise<void> {
     benchmarks: only ? { ...(previous.benchmarks ?? {}) } : {},
     seconds: 0,
   };
+  if (only && previous.date) {
+    results.partial = { rerun: only, earlier: previous.partial?.earlier ?? previous.date };
+  }
   for (const name of ALL) {
     if (only && !only.includes(name)) continue;
     console.log(
