@@ -6,6 +6,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { attachConfig, requireConfig } from './shared/config';
 import { setupPolling, type PollDef } from './shared/poll-node';
+import { PAGE_LIMIT, readNewReports, type ReportCursor } from './shared/report-cursor';
 
 interface DlrDef extends NodeDef, PollDef {
   gateway: string;
@@ -16,22 +17,9 @@ interface DlrDef extends NodeDef, PollDef {
   lookback?: number | string;
 }
 
-export interface DlrState {
-  /** ISO date of the newest report seen. */
-  cursor: string | null;
-  /** Report ids emitted recently, with their report date (ms), pruned to the overlap window. */
-  seen: Record<string, number>;
-}
+export type DlrState = ReportCursor;
 
-export const PAGE_LIMIT = 5000;
-/** Reports may be written with a date slightly before ones already read; re-read this much. */
-export const OVERLAP_MS = 60_000;
-/** Pages followed in one poll before yielding to the next interval. */
-const MAX_PAGES = 20;
 export const DEFAULT_FINAL_STATES = 'DELIVERED,UNDELIV,UNDELIVERABLE,EXPIRED,REJECTED,DELETED,FAILED';
-
-const timeOf = (d: unknown): number | undefined =>
-  d instanceof Date && !Number.isNaN(d.getTime()) ? d.getTime() : undefined;
 
 export default (RED: NodeAPI): void => {
   function SmsgwDlr(this: Node, def: DlrDef): void {
@@ -52,54 +40,33 @@ export default (RED: NodeAPI): void => {
 
     setupPolling<DlrState>(RED, node, def, { cursor: null, seen: {} }, async ({ signal, state }) => {
       const client = requireConfig(config).getClient();
-      const seen = new Map(Object.entries(state.seen ?? {}));
-      const saved = state.cursor ? Date.parse(state.cursor) : NaN;
-      let cursor = Number.isNaN(saved) ? Date.now() - lookbackMs : saved;
-      let start = Number.isNaN(saved) ? cursor : cursor - OVERLAP_MS;
       const messages: NodeMessage[] = [];
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const reports = await client.information.queryReceivedDlr(
-          { StartDate: new Date(start), Limit: PAGE_LIMIT },
-          { signal },
-        );
-        let newest = start;
-        for (const r of reports) {
-          const at = timeOf(r.Date) ?? cursor;
-          newest = Math.max(newest, at);
-          const id = String(r.Id);
-          if (seen.has(id)) continue;
-          seen.set(id, at);
-          if (def.finalOnly && !finals.has(String(r.Status ?? '').toUpperCase())) continue;
-          messages.push({
-            payload: r,
-            topic: String(r.JobId),
-            jobId: r.JobId,
-            recipient: r.Recipient,
-          } as NodeMessage);
-        }
-        cursor = Math.max(cursor, newest);
-        if (reports.length < PAGE_LIMIT) break;
-        if (newest <= start) {
-          // A full page all at one instant: StartDate cannot reach past it, so step over that instant.
-          if (!warnedInstants.has(start)) {
-            warnedInstants.add(start);
-            node.warn(
-              RED._('smsgw-dlr.errors.sameInstant', {
-                limit: PAGE_LIMIT,
-                date: new Date(start).toISOString(),
-              }),
-            );
+      const next = await readNewReports(state, {
+        lookbackMs,
+        now: Date.now(),
+        query: (start, limit) =>
+          client.information.queryReceivedDlr({ StartDate: start, Limit: limit }, { signal }),
+        onPage: (fresh) => {
+          for (const r of fresh) {
+            if (def.finalOnly && !finals.has(String(r.Status ?? '').toUpperCase())) continue;
+            messages.push({
+              payload: r,
+              topic: String(r.JobId),
+              jobId: r.JobId,
+              recipient: r.Recipient,
+            } as NodeMessage);
           }
-          start += 1;
-          cursor = Math.max(cursor, start);
-        } else {
-          start = newest;
-        }
-      }
-      const keepFrom = cursor - OVERLAP_MS;
-      const pruned: Record<string, number> = {};
-      for (const [id, at] of seen) if (at >= keepFrom) pruned[id] = at;
-      return { messages, state: { cursor: new Date(cursor).toISOString(), seen: pruned } };
+        },
+        onSameInstant: (start) => {
+          if (warnedInstants.has(start)) return;
+          warnedInstants.add(start);
+          node.warn(
+            RED._('smsgw-dlr.errors.sameInstant', { limit: PAGE_LIMIT, date: new Date(start).toISOString() }),
+          );
+        },
+      });
+      // Not aborted here: an aborted query rejects, so the poll fails and the state stays as it was.
+      return { messages, state: next ?? state };
     });
   }
 

@@ -7,6 +7,7 @@
  * Nothing here imports Node-RED: the config node owns one tracker, send nodes subscribe by their node id.
  */
 import type { SMSReport } from '../../client/types.generated';
+import { readNewReports } from './report-cursor';
 import { StateFile } from './state-file';
 
 /** What the tracker needs of the gateway: QueryReceivedDLR. */
@@ -72,16 +73,10 @@ export interface TrackerState {
   jobs: JobState[];
 }
 
-export const PAGE_LIMIT = 5000;
-const OVERLAP_MS = 60_000;
-const MAX_PAGES = 20;
 const MAX_BACKOFF_MS = 600_000;
 /** Finished jobs whose node never came back (deleted while Node-RED was down) are dropped after this. */
 const ORPHAN_MS = 7 * 86_400_000;
 const DATE_FIELDS = ['Date', 'DoneDate', 'CreateDate'] as const;
-
-const timeOf = (d: unknown): number | undefined =>
-  d instanceof Date && !Number.isNaN(d.getTime()) ? d.getTime() : undefined;
 
 function reviveReport(r: SMSReport): SMSReport {
   const out = { ...r } as Record<string, unknown>;
@@ -232,35 +227,21 @@ export class DeliveryTracker {
   }
 
   private async poll(signal: AbortSignal): Promise<void> {
-    const seen = new Map(Object.entries(this.state.seen));
-    const saved = this.state.cursor ? Date.parse(this.state.cursor) : NaN;
-    let cursor = Number.isNaN(saved) ? this.now() - this.opts.lookbackMs : saved;
-    let start = Number.isNaN(saved) ? cursor : cursor - OVERLAP_MS;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const reports = await this.opts.query(new Date(start), PAGE_LIMIT, signal);
-      if (signal.aborted) return;
-      // Looked up after the await: a job tracked while the request ran must get its reports of this page.
-      const open = this.openJobs();
-      let newest = start;
-      for (const r of reports) {
-        const at = timeOf(r.Date) ?? cursor;
-        newest = Math.max(newest, at);
-        const id = String(r.Id);
-        if (seen.has(id)) continue;
-        seen.set(id, at);
-        open.get(String(r.JobId))?.reports.push(r);
-      }
-      cursor = Math.max(cursor, newest);
-      if (reports.length < PAGE_LIMIT) break;
-      start = newest <= start ? start + 1 : newest;
-      cursor = Math.max(cursor, start);
-    }
+    const next = await readNewReports(this.state, {
+      lookbackMs: this.opts.lookbackMs,
+      now: this.now(),
+      query: (start, limit) => this.opts.query(start, limit, signal),
+      aborted: () => signal.aborted,
+      // Looked up per page, after its request: a job tracked while the request ran must get its reports.
+      onPage: (fresh) => {
+        const open = this.openJobs();
+        for (const r of fresh) open.get(String(r.JobId))?.reports.push(r);
+      },
+    });
+    if (!next) return;
     for (const j of this.openJobs().values()) if (this.isFinal(j)) j.done = 'final';
-    const keepFrom = cursor - OVERLAP_MS;
-    const pruned: Record<string, number> = {};
-    for (const [id, at] of seen) if (at >= keepFrom) pruned[id] = at;
-    this.state.cursor = new Date(cursor).toISOString();
-    this.state.seen = pruned;
+    this.state.cursor = next.cursor;
+    this.state.seen = next.seen;
   }
 
   private openJobs(): Map<string, JobState> {

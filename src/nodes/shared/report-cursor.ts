@@ -1,0 +1,70 @@
+/**
+ * Reading new delivery reports (QueryReceivedDLR) with a StartDate cursor, shared by the delivery-reports
+ * trigger and the send nodes' delivery tracker. The cursor moves with the newest report seen; each poll re-reads
+ * a short overlap (late reports) and drops what it already handed on by report Id; full pages are followed at
+ * once. Nothing here imports Node-RED.
+ */
+import type { SMSReport } from '../../client/types.generated';
+
+export const PAGE_LIMIT = 5000;
+/** Reports may be written with a date slightly before ones already read; re-read this much. */
+export const OVERLAP_MS = 60_000;
+/** Pages followed in one poll before yielding to the next interval. */
+const MAX_PAGES = 20;
+
+export interface ReportCursor {
+  /** ISO date of the newest report seen. */
+  cursor: string | null;
+  /** Report ids handed on recently, with their report date (ms), pruned to the overlap window. */
+  seen: Record<string, number>;
+}
+
+export interface ReadReports {
+  /** Where a cursor that was never saved starts: this many ms before `now`. */
+  lookbackMs: number;
+  now: number;
+  query(start: Date, limit: number): Promise<SMSReport[]>;
+  /** The reports of one page not handed on before, in the gateway's order. */
+  onPage(fresh: SMSReport[]): void;
+  /** A full page all at one instant: StartDate cannot reach past it, so the walk steps over that instant. */
+  onSameInstant?(start: number): void;
+  /** Checked after each page: when it is true the walk stops and nothing is to be saved. */
+  aborted?(): boolean;
+}
+
+const timeOf = (d: unknown): number | undefined =>
+  d instanceof Date && !Number.isNaN(d.getTime()) ? d.getTime() : undefined;
+
+/** One poll: the cursor state to save afterwards, or undefined when it was aborted. */
+export async function readNewReports(state: ReportCursor, r: ReadReports): Promise<ReportCursor | undefined> {
+  const seen = new Map(Object.entries(state.seen ?? {}));
+  const saved = state.cursor ? Date.parse(state.cursor) : NaN;
+  let cursor = Number.isNaN(saved) ? r.now - r.lookbackMs : saved;
+  let start = Number.isNaN(saved) ? cursor : cursor - OVERLAP_MS;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const reports = await r.query(new Date(start), PAGE_LIMIT);
+    if (r.aborted?.()) return undefined;
+    let newest = start;
+    const fresh: SMSReport[] = [];
+    for (const report of reports) {
+      const at = timeOf(report.Date) ?? cursor;
+      newest = Math.max(newest, at);
+      const id = String(report.Id);
+      if (seen.has(id)) continue;
+      seen.set(id, at);
+      fresh.push(report);
+    }
+    r.onPage(fresh);
+    cursor = Math.max(cursor, newest);
+    if (reports.length < PAGE_LIMIT) break;
+    if (newest <= start) {
+      r.onSameInstant?.(start);
+      start += 1;
+      cursor = Math.max(cursor, start);
+    } else start = newest;
+  }
+  const keepFrom = cursor - OVERLAP_MS;
+  const pruned: Record<string, number> = {};
+  for (const [id, at] of seen) if (at >= keepFrom) pruned[id] = at;
+  return { cursor: new Date(cursor).toISOString(), seen: pruned };
+}
