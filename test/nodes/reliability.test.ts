@@ -24,6 +24,16 @@ type Rec = Record<string, unknown>;
 
 const sms = (id: string, extra: Rec = {}): FlowNode => sendSmsNode({ id, ...extra });
 
+/** A query jobs node "q" looking a job up by its caption, its output wired to "out2". */
+const queryByCaption = (caption: string): FlowNode => ({
+  id: 'q',
+  type: 'smsgw-query-jobs',
+  gateway: 'cfg',
+  operation: 'QueryJobInfoByJobCaption',
+  params: { Caption: { value: caption, type: 'str' } },
+  wires: [['out2']],
+});
+
 const sendRequests = (emu: RunningEmulator): number =>
   emu.requests.list().filter((r) => /^Send/.test(r.operation ?? '')).length;
 
@@ -40,21 +50,10 @@ describe('nodes: delivery guarantees (reference, flow control, auth state, valid
 
   it('reference "prefix" puts it first; "off" sends the caption as given; a query by the own caption finds the job', async () => {
     await loadFlow(
-      flowWith(
-        env.emu.url,
-        [
-          sms('n1'),
-          {
-            id: 'q',
-            type: 'smsgw-query-jobs',
-            gateway: 'cfg',
-            operation: 'QueryJobInfoByJobCaption',
-            params: { Caption: { value: 'prefixed-own', type: 'str' } },
-            wires: [['out2']],
-          },
-        ],
-        { reference: 'prefix', referenceSeparator: ' / ' },
-      ),
+      flowWith(env.emu.url, [sms('n1'), queryByCaption('prefixed-own')], {
+        reference: 'prefix',
+        referenceSeparator: ' / ',
+      }),
     );
     const out = nextMessage('out');
     send('n1', { payload: 'hello', topic: 'prefixed-own' });
@@ -62,23 +61,7 @@ describe('nodes: delivery guarantees (reference, flow control, auth state, valid
     assert.match(String(p.caption), /^[a-z2-9]{10} \/ prefixed-own$/);
     await helper.unload();
 
-    await loadFlow(
-      flowWith(
-        env.emu.url,
-        [
-          sms('n1'),
-          {
-            id: 'q',
-            type: 'smsgw-query-jobs',
-            gateway: 'cfg',
-            operation: 'QueryJobInfoByJobCaption',
-            params: { Caption: { value: 'suffixed-own', type: 'str' } },
-            wires: [['out2']],
-          },
-        ],
-        { reference: 'off' },
-      ),
-    );
+    await loadFlow(flowWith(env.emu.url, [sms('n1'), queryByCaption('suffixed-own')], { reference: 'off' }));
     const plain = nextMessage('out');
     send('n1', { payload: 'hello', topic: 'suffixed-own' });
     const q = (await plain).payload as Rec;
@@ -87,19 +70,7 @@ describe('nodes: delivery guarantees (reference, flow control, auth state, valid
     await helper.unload();
 
     // Default (suffix): the flow's own caption still finds the job ("starts with" filter).
-    await loadFlow(
-      flowWith(env.emu.url, [
-        sms('n1', { wires: [['q']] }),
-        {
-          id: 'q',
-          type: 'smsgw-query-jobs',
-          gateway: 'cfg',
-          operation: 'QueryJobInfoByJobCaption',
-          params: { Caption: { value: 'suffixed-own-2', type: 'str' } },
-          wires: [['out2']],
-        },
-      ]),
-    );
+    await loadFlow(flowWith(env.emu.url, [sms('n1', { wires: [['q']] }), queryByCaption('suffixed-own-2')]));
     const found = nextMessage('out2');
     send('n1', { payload: 'hello', topic: 'suffixed-own-2' });
     const info = (await found).payload as { Status: string; Job: { Caption: string } };
