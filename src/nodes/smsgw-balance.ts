@@ -4,11 +4,11 @@
  * balance is below the threshold. msg.threshold overrides the dialog's threshold.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { attachConfig, requireConfig } from './shared/config';
-import { queryBalance } from './shared/gateway';
-import { onInput } from './shared/input';
-import { fieldOf } from './shared/props';
-import { ok, sharedKey, warn } from './shared/status';
+import { attachConfig, requireConfig } from './config/config';
+import { queryBalance } from './config/gateway';
+import { onInput } from './common/input';
+import { fieldOf } from './common/props';
+import { ok, sharedKey, warn } from './common/status';
 
 interface BalanceDef extends NodeDef {
   gateway: string;

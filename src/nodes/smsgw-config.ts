@@ -4,11 +4,11 @@
  */
 import type { Node, NodeAPI } from 'node-red';
 import { GatewayClient } from '../client';
-import { registerAdminRoutes } from './shared/admin';
-import { clientOptions } from './shared/client-options';
-import { attachDeliveryTracker } from './shared/delivery-host';
-import { ReliabilityHost } from './shared/reliability-host';
-import type { ServiceKind, SmsgwConfigDef, SmsgwConfigNode, SmsgwCredentials } from './shared/types';
+import { registerAdminRoutes } from './admin/admin';
+import { clientOptions } from './config/client-options';
+import { attachDeliveryTracker } from './send/delivery-host';
+import { ReliabilityHost } from './config/reliability-host';
+import type { ServiceKind, SmsgwConfigDef, SmsgwConfigNode, SmsgwCredentials } from './config/types';
 
 /** How long a stopping flow waits for the gateway's requests in flight. */
 const CLOSE_WAIT_MS = 5000;

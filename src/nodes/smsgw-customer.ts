@@ -4,8 +4,8 @@
  * Out: msg.payload = the Customer list, the Customer, or CreateCustomerInfo.
  */
 import type { Node, NodeAPI } from 'node-red';
-import { setupMultiOperation, type MultiOpDef } from './shared/multi-op';
-import { queryPayload, queryStatus } from './shared/present';
+import { setupMultiOperation, type MultiOpDef } from './common/multi-op';
+import { queryPayload, queryStatus } from './common/present';
 
 export default (RED: NodeAPI): void => {
   function SmsgwCustomer(this: Node, def: MultiOpDef): void {

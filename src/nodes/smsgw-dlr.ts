@@ -4,9 +4,9 @@
  * (late reports) and drops what it already emitted by report Id; full pages of 5000 are followed at once.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { attachConfig, requireConfig } from './shared/config';
-import { setupPolling, type PollDef } from './shared/poll-node';
-import { PAGE_LIMIT, readNewReports, type ReportCursor } from './shared/report-cursor';
+import { attachConfig, requireConfig } from './config/config';
+import { setupPolling, type PollDef } from './polling/poll-node';
+import { PAGE_LIMIT, readNewReports, type ReportCursor } from './polling/report-cursor';
 
 interface DlrDef extends NodeDef, PollDef {
   gateway: string;

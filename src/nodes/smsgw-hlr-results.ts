@@ -3,10 +3,10 @@
  * msg.topic = the number. Polls on an interval, or on each input.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { attachConfig, requireConfig } from './shared/config';
-import { setupPolling, type PollDef } from './shared/poll-node';
-import { toInt } from './shared/props';
-import { SeenIds } from './shared/state-file';
+import { attachConfig, requireConfig } from './config/config';
+import { setupPolling, type PollDef } from './polling/poll-node';
+import { toInt } from './common/props';
+import { SeenIds } from './polling/state-file';
 
 interface HlrResultsDef extends NodeDef, PollDef {
   gateway: string;

@@ -4,9 +4,9 @@
  * behind it replies), msg.sms = the whole record. Polls on an interval, or on each input.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { attachConfig, requireConfig } from './shared/config';
-import { setupPolling, type PollDef } from './shared/poll-node';
-import { SeenIds } from './shared/state-file';
+import { attachConfig, requireConfig } from './config/config';
+import { setupPolling, type PollDef } from './polling/poll-node';
+import { SeenIds } from './polling/state-file';
 
 interface InboundDef extends NodeDef, PollDef {
   gateway: string;

@@ -5,9 +5,9 @@
  * msg.params.<Name> and msg.operation override. Out: msg.payload = { operation, JobId, raw, queued }.
  */
 import type { Node, NodeAPI } from 'node-red';
-import { setupMultiOperation, type MultiOpDef } from './shared/multi-op';
-import { sendOutcome } from './shared/results';
-import { jobStatus } from './shared/status';
+import { setupMultiOperation, type MultiOpDef } from './common/multi-op';
+import { sendOutcome } from './send/results';
+import { jobStatus } from './common/status';
 
 export default (RED: NodeAPI): void => {
   function SmsgwLegacySendText(this: Node, def: MultiOpDef): void {

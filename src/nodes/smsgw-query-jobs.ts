@@ -5,8 +5,8 @@
  * override. Out: msg.payload = the result (a list, SMSJobInfo, or the older service's records).
  */
 import type { Node, NodeAPI } from 'node-red';
-import { setupMultiOperation, type MultiOpDef } from './shared/multi-op';
-import { queryPayload, queryStatus } from './shared/present';
+import { setupMultiOperation, type MultiOpDef } from './common/multi-op';
+import { queryPayload, queryStatus } from './common/present';
 
 export default (RED: NodeAPI): void => {
   function SmsgwQueryJobs(this: Node, def: MultiOpDef): void {

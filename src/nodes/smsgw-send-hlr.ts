@@ -5,13 +5,13 @@
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { GatewayError } from '../errors';
-import { attachConfig, requireConfig } from './shared/config';
-import { onInput } from './shared/input';
-import { fieldOf, msgOverride, toRecipients, toText } from './shared/props';
-import { operationOf } from './shared/operations';
-import { sendOutcome } from './shared/results';
-import { sendMessage, sentFields } from './shared/send-path';
-import { jobStatus, ok, sharedKey } from './shared/status';
+import { attachConfig, requireConfig } from './config/config';
+import { onInput } from './common/input';
+import { fieldOf, msgOverride, toRecipients, toText } from './common/props';
+import { operationOf } from './common/operations';
+import { sendOutcome } from './send/results';
+import { sendMessage, sentFields } from './send/send-path';
+import { jobStatus, ok, sharedKey } from './common/status';
 
 interface SendHlrDef extends NodeDef {
   gateway: string;

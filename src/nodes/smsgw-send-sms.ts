@@ -3,21 +3,21 @@
  * In: msg.payload (text, by default), msg.topic (caption, by default); msg.recipient(s), msg.sender,
  * msg.smsType, msg.sendDate, msg.jobPriority and msg.operation override the dialog.
  * Out: msg.payload = { operation, JobId, CreateStatus, queued, segments, encoding, recipients, results?,
- * caption (as sent, with the reference), reference, recovered, outbox? } (shared/send-path.ts).
+ * caption (as sent, with the reference), reference, recovered, outbox? } (send/send-path.ts).
  * With "track delivery": output 2 gets the job's final reports, output 3 the jobs whose reports did not come in
- * time (shared/tracking.ts: one poll per config node).
+ * time (send/tracking.ts: one poll per config node).
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { GatewayError } from '../errors';
 import { analyzeText } from '../text';
-import { attachConfig, requireConfig } from './shared/config';
-import { onInput } from './shared/input';
-import { coerceParams, selectOperation } from './shared/operations';
-import { fieldNow, msgOverride, toDate, toRecipients, toText } from './shared/props';
-import { sendOutcome } from './shared/results';
-import { messageText, sendMessage, sentFields } from './shared/send-path';
-import { jobStatus } from './shared/status';
-import { setupTracking } from './shared/tracking';
+import { attachConfig, requireConfig } from './config/config';
+import { onInput } from './common/input';
+import { coerceParams, selectOperation } from './common/operations';
+import { fieldNow, msgOverride, toDate, toRecipients, toText } from './common/props';
+import { sendOutcome } from './send/results';
+import { messageText, sendMessage, sentFields } from './send/send-path';
+import { jobStatus } from './common/status';
+import { setupTracking } from './send/tracking';
 
 interface SendSmsDef extends NodeDef {
   gateway: string;

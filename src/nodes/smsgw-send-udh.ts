@@ -5,13 +5,13 @@
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { GatewayError } from '../errors';
-import { operationOf } from './shared/operations';
-import { attachConfig, requireConfig } from './shared/config';
-import { onInput } from './shared/input';
-import { fieldOf, msgOverride, toDate, toRecipients, toText } from './shared/props';
-import { sendOutcome } from './shared/results';
-import { sendMessage, sentFields } from './shared/send-path';
-import { ok, sharedKey, warn } from './shared/status';
+import { operationOf } from './common/operations';
+import { attachConfig, requireConfig } from './config/config';
+import { onInput } from './common/input';
+import { fieldOf, msgOverride, toDate, toRecipients, toText } from './common/props';
+import { sendOutcome } from './send/results';
+import { sendMessage, sentFields } from './send/send-path';
+import { ok, sharedKey, warn } from './common/status';
 
 interface SendUdhDef extends NodeDef {
   gateway: string;

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import type { NodeAPI } from 'node-red';
 import type { NextFunction, Request, Response } from 'express';
 import { OPERATIONS } from '../../src/catalogue';
-import { NODE_OPERATIONS } from '../../src/nodes/shared/operations';
-import type { SmsgwConfigNode } from '../../src/nodes/shared/types';
+import { NODE_OPERATIONS } from '../../src/nodes/common/operations';
+import type { SmsgwConfigNode } from '../../src/nodes/config/types';
 import {
   ALL_NODES,
   DEMO,

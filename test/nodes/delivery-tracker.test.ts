@@ -8,8 +8,8 @@ import {
   DeliveryTracker,
   type DeliveryOutcome,
   type DeliveryTrackerOptions,
-} from '../../src/nodes/shared/delivery-tracker';
-import { TRACKER_FINAL_STATES } from '../../src/nodes/shared/delivery-host';
+} from '../../src/nodes/send/delivery-tracker';
+import { TRACKER_FINAL_STATES } from '../../src/nodes/send/delivery-host';
 
 const FINAL = new Set(TRACKER_FINAL_STATES.split(','));
 

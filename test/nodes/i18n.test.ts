@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { SHARED_NS } from '../../src/nodes/shared/status';
+import { SHARED_NS } from '../../src/nodes/common/status';
 
 const root = path.join(__dirname, '..', '..');
 const nodesDir = path.join(root, 'nodes');

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { clampInterval, MAX_DELAY_MS, Poller } from '../../src/nodes/shared/poller';
-import { SeenIds, StateFile } from '../../src/nodes/shared/state-file';
+import { clampInterval, MAX_DELAY_MS, Poller } from '../../src/nodes/polling/poller';
+import { SeenIds, StateFile } from '../../src/nodes/polling/state-file';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

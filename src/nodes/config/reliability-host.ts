@@ -14,7 +14,7 @@ import { FlowControl } from '../../reliability/flow-control';
 import { keepByDefault, Outbox, type OutboxEntry } from '../../reliability/outbox';
 import { resolveReferenceOptions, type ResolvedReferenceOptions } from '../../reliability/reference';
 import { flowOptions, referenceOf } from './client-options';
-import { failed, sharedKey } from './status';
+import { failed, sharedKey } from '../common/status';
 import type { SmsgwConfigDef } from './types';
 
 /** What every node using the config shows besides its own state. */

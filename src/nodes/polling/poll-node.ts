@@ -1,9 +1,9 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
-import { configOf } from './config';
-import { NodeGatewayError, statusTextOf, toGatewayError } from './errors';
+import { configOf } from '../config/config';
+import { NodeGatewayError, statusTextOf, toGatewayError } from '../common/errors';
 import { Poller } from './poller';
 import { ContextStateStore, FileStateStore, type StateStore } from './state-store';
-import { failed, idle, sharedKey } from './status';
+import { failed, idle, sharedKey } from '../common/status';
 
 /** Smallest poll interval accepted, in seconds (a gateway is not a message bus). */
 export const MIN_INTERVAL_S = 1;

@@ -2,8 +2,8 @@ import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import type { DeliveryOutcome } from './delivery-tracker';
 import { hasTracker } from './delivery-host';
 import type { SendOutcome } from './results';
-import { sharedKey } from './status';
-import type { SmsgwConfigNode } from './types';
+import { sharedKey } from '../common/status';
+import type { SmsgwConfigNode } from '../config/types';
 
 /** The editor's "track delivery" fields of a send node. */
 export interface TrackingDef {

@@ -1,7 +1,7 @@
 import type { Node, NodeAPI } from 'node-red';
 import { DeliveryTracker } from './delivery-tracker';
-import { sharedKey } from './status';
-import type { SmsgwConfigNode } from './types';
+import { sharedKey } from '../common/status';
+import type { SmsgwConfigNode } from '../config/types';
 
 /** Default final SMSReport states (the same list the smsgw-dlr node uses). */
 export const TRACKER_FINAL_STATES = 'DELIVERED,UNDELIV,UNDELIVERABLE,EXPIRED,REJECTED,DELETED,FAILED';

@@ -2,7 +2,7 @@ import { ENUMS, findOperation } from '../../catalogue';
 import type { OperationDef, ParamDef, ServiceName, TypeRef } from '../../catalogue';
 import { GatewayError } from '../../errors';
 import { toDate, toInt, toRecipients, toText } from './props';
-import type { TypedValue } from './types';
+import type { TypedValue } from '../config/types';
 
 /** Which operations each multi-operation node offers, as "service/Name" keys into the catalogue. */
 export const NODE_OPERATIONS: Readonly<Record<string, readonly string[]>> = {

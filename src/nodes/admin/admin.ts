@@ -2,11 +2,11 @@ import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
 import { GatewayClient } from '../../client';
 import { analyzeText } from '../../text';
-import { clientOptions } from './client-options';
-import { toGatewayError } from './errors';
-import { editorCatalogue } from './operations';
-import { queryBalance } from './gateway';
-import type { ServiceKind, SmsgwConfigDef, SmsgwConfigNode, SmsgwCredentials } from './types';
+import { clientOptions } from '../config/client-options';
+import { toGatewayError } from '../common/errors';
+import { editorCatalogue } from '../common/operations';
+import { queryBalance } from '../config/gateway';
+import type { ServiceKind, SmsgwConfigDef, SmsgwConfigNode, SmsgwCredentials } from '../config/types';
 
 /** What the editor's password field holds when a password is already stored. */
 export const PASSWORD_PLACEHOLDER = '__PWRD__';

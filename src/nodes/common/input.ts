@@ -1,5 +1,5 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
-import { configOf } from './config';
+import { configOf } from '../config/config';
 import { NodeGatewayError, statusTextOf, toGatewayError } from './errors';
 import { cachedText, failed, inFlight, sharedKey, warn } from './status';
 

@@ -7,8 +7,8 @@
  * Nothing here imports Node-RED: the config node owns one tracker, send nodes subscribe by their node id.
  */
 import type { SMSReport } from '../../client/types.generated';
-import { readNewReports } from './report-cursor';
-import { StateFile } from './state-file';
+import { readNewReports } from '../polling/report-cursor';
+import { StateFile } from '../polling/state-file';
 
 /** What the tracker needs of the gateway: QueryReceivedDLR. */
 export type QueryDlr = (start: Date, limit: number, signal: AbortSignal) => Promise<SMSReport[]>;

@@ -13,8 +13,8 @@ import {
   resolveReferenceOptions,
   type ResolvedReferenceOptions,
 } from '../../reliability/reference';
-import { callOperation } from './gateway';
-import type { SmsgwConfigNode } from './types';
+import { callOperation } from '../config/gateway';
+import type { SmsgwConfigNode } from '../config/types';
 
 export interface SendDone {
   value: unknown;

@@ -2,7 +2,7 @@ import type { Node, NodeAPI, NodeMessage } from 'node-red';
 import type { OperationDef } from '../../catalogue';
 import { blankValue, coerceParam, PARAM_DEFAULTS, userParams } from './operations';
 import { evaluateProperty, msgOverride } from './props';
-import type { TypedValue } from './types';
+import type { TypedValue } from '../config/types';
 
 /**
  * Parameters of a catalogue operation for one message: msg.params.<Name> wins, then the dialog's typedInput

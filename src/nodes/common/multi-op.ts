@@ -1,12 +1,12 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { attachConfig, requireConfig } from './config';
-import { callOperation } from './gateway';
-import { sendMessage, sentFields } from './send-path';
+import { attachConfig, requireConfig } from '../config/config';
+import { callOperation } from '../config/gateway';
+import { sendMessage, sentFields } from '../send/send-path';
 import { onInput, type InputResult } from './input';
 import { selectOperation } from './operations';
 import { resolveParams } from './params';
 import { msgOverride } from './props';
-import type { TypedValue } from './types';
+import type { TypedValue } from '../config/types';
 import type { OperationDef } from '../../catalogue';
 
 export interface MultiOpDef extends NodeDef {

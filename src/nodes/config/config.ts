@@ -1,6 +1,6 @@
 import type { Node, NodeAPI } from 'node-red';
 import { GatewayError } from '../../errors';
-import { sharedKey } from './status';
+import { sharedKey } from '../common/status';
 import type { SmsgwConfigNode } from './types';
 
 const configs = new WeakMap<Node, SmsgwConfigNode>();
