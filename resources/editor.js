@@ -115,8 +115,17 @@ window.smsgwEditor = window.smsgwEditor || (function () {
         ids.forEach(function (id) { typed(id, FIELDS[id][0], FIELDS[id][1]); });
     }
 
+    // The Output property of an action node: the msg property that receives the result (as core's json node
+    // edits its property). A node saved before the field existed shows msg.payload, which it writes.
+    function output() {
+        var field = $('#node-input-output');
+        if (!field.val()) { field.val('payload'); }
+        field.typedInput({ default: 'msg', types: ['msg'] });
+    }
+
     // Dialog of a node with an operation picker and one row per parameter (customer, query jobs, legacy send).
     function operationPrepare(node, nodeType) {
+        output();
         var container = $('#' + nodeType + '-params');
         var values = $.extend({}, node.params || {});
         var shown = false;
@@ -159,6 +168,6 @@ window.smsgwEditor = window.smsgwEditor || (function () {
 
     return { catalogue: catalogue, typed: typed, typesFor: typesFor, paramRows: paramRows,
         collectParams: collectParams, operationSelect: operationSelect, analyze: analyze, COMMON: COMMON,
-        fields: fields, operationPrepare: operationPrepare, operationSave: operationSave,
+        fields: fields, output: output, operationPrepare: operationPrepare, operationSave: operationSave,
         operationCancel: operationCancel, pollerPrepare: pollerPrepare, pollerSave: pollerSave };
 })();

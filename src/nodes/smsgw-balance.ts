@@ -1,17 +1,21 @@
 /**
  * smsgw-balance: QueryAccountBalance (typed service) or QueryBalance2 (older service).
- * Out 1: msg.payload = { balance, operation, low }. Out 2 (when a threshold is set): the same msg when the
- * balance is below the threshold. msg.threshold overrides the dialog's threshold.
+ * Out 1: msg.payload (or the node's Output property) = { balance, operation, low }. Out 2 (when a threshold
+ * is set): the same msg when the balance is below the threshold. msg.threshold overrides the dialog's
+ * threshold.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { attachConfig, requireConfig } from './config/config';
 import { queryBalance } from './config/gateway';
 import { onInput } from './common/input';
+import { nodeOutput } from './common/output';
 import { fieldOf } from './common/props';
 import { ok, sharedKey, warn } from './common/status';
 
 interface BalanceDef extends NodeDef {
   gateway: string;
+  /** The Output property (common/output.ts). */
+  output?: string;
   /** auto = whatever service the config node talks to. */
   operation?: 'auto' | 'QueryAccountBalance' | 'QueryBalance2';
   [field: string]: unknown;
@@ -26,7 +30,7 @@ export default (RED: NodeAPI): void => {
   function start(node: Node, def: BalanceDef): void {
     const config = attachConfig(RED, node, def.gateway);
 
-    onInput(RED, node, async (msg, signal) => {
+    onInput(RED, node, nodeOutput(RED, def), async (msg, signal) => {
       const cfg = requireConfig(config);
       const service =
         def.operation === 'QueryBalance2'

@@ -1,7 +1,7 @@
 /**
  * smsgw-customer: GetCustomerList, GetCustomer, GetCustomerWithAuthUser, CreateCustomer.
  * In: one typedInput per parameter; msg.params.<Name> and msg.operation override.
- * Out: msg.payload = the Customer list, the Customer, or CreateCustomerInfo.
+ * Out: msg.payload (or the node's Output property) = the Customer list, the Customer, or CreateCustomerInfo.
  */
 import type { Node, NodeAPI } from 'node-red';
 import { setupMultiOperation, type MultiOpDef } from './common/multi-op';

@@ -2,7 +2,8 @@
  * smsgw-legacy-send-text: the send operations of the older string service (/soap/send.asmx): SendText,
  * SendText2, SendSMS, SendSMS2, SendSimpleSMS, SMSCR, SendBinURL, SendBinData, SendBinData2.
  * In: one typedInput per parameter (text from msg.payload, caption from msg.topic unless set);
- * msg.params.<Name> and msg.operation override. Out: msg.payload = { operation, JobId, raw, queued }.
+ * msg.params.<Name> and msg.operation override. Out: msg.payload (or the node's Output property) =
+ * { operation, JobId, raw, queued }.
  */
 import type { Node, NodeAPI } from 'node-red';
 import { setupMultiOperation, type MultiOpDef } from './common/multi-op';

@@ -2,7 +2,8 @@
  * smsgw-query-jobs: QueryJobs, QueryJobInfoByJobCaption, QueryHLRJobsByJobID, QueryReceivedDLRByJobID,
  * QueryReceivedDLR, QueryReceivedSMSByJobCaption and the older GetJobs1, GetGetJobsWithStatusResult,
  * GetRecivedSMS2, RecivedSMS2. In: one typedInput per parameter; msg.params.<Name> and msg.operation
- * override. Out: msg.payload = the result (a list, SMSJobInfo, or the older service's records).
+ * override. Out: msg.payload (or the node's Output property) = the result (a list, SMSJobInfo, or the older
+ * service's records).
  */
 import type { Node, NodeAPI } from 'node-red';
 import { setupMultiOperation, type MultiOpDef } from './common/multi-op';

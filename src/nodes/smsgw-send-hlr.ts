@@ -1,12 +1,14 @@
 /**
  * smsgw-send-hlr: SendHLR (is this number live, and on which network?).
  * In: msg.recipient(s) and msg.topic (caption) by default. Option: wait for the result (QueryHLRJobsByJobID)
- * and emit it with the msg. Out: msg.payload = { JobId, CreateStatus, queued, recipients, hlr? }.
+ * and emit it with the msg. Out: msg.payload (or the node's Output property) = { JobId, CreateStatus, queued,
+ * recipients, hlr? }.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { GatewayError } from '../errors';
 import { attachConfig, requireConfig } from './config/config';
 import { onInput } from './common/input';
+import { nodeOutput } from './common/output';
 import { fieldOf, msgOverride, toRecipients, toText } from './common/props';
 import { operationOf } from './common/operations';
 import { sendOutcome } from './send/results';
@@ -15,6 +17,8 @@ import { jobStatus, ok, sharedKey } from './common/status';
 
 interface SendHlrDef extends NodeDef {
   gateway: string;
+  /** The Output property (common/output.ts). */
+  output?: string;
   wait?: boolean;
   waitTimeout?: number | string;
   [field: string]: unknown;
@@ -50,7 +54,9 @@ export default (RED: NodeAPI): void => {
       Number((RED.settings as unknown as Record<string, unknown>).smsgwSendHlrPollInterval) || 2000,
     );
 
-    onInput(RED, node, async (msg, signal, ctx) => {
+    const output = nodeOutput(RED, def);
+
+    onInput(RED, node, output, async (msg, signal, ctx) => {
       const cfg = requireConfig(config);
       const recipients = toRecipients(
         msgOverride(msg, 'recipients') ?? (await fieldOf(RED, node, d, msg, 'recipient', 'recipient')),
@@ -86,7 +92,8 @@ export default (RED: NodeAPI): void => {
           };
         }
         if (Date.now() >= deadline) {
-          msg.payload = payload;
+          // The JobId reaches the Catch node, at the same place a result would have.
+          output.write(msg, payload);
           throw new GatewayError('TIMEOUT', RED._(sharedKey('errors.hlrWait'), { s: waitMs / 1000 }), {
             operation: 'QueryHLRJobsByJobID',
           });

@@ -2,8 +2,9 @@
  * smsgw-send-sms: SendSMS, SendSimpleSMS or SendMobileOrFixlineSMS of the typed service.
  * In: msg.payload (text, by default), msg.topic (caption, by default); msg.recipient(s), msg.sender,
  * msg.smsType, msg.sendDate, msg.jobPriority and msg.operation override the dialog.
- * Out: msg.payload = { operation, JobId, CreateStatus, queued, segments, encoding, recipients, results?,
- * caption (as sent, with the reference), reference, recovered, outbox? } (send/send-path.ts).
+ * Out: msg.payload (or the node's Output property) = { operation, JobId, CreateStatus, queued, segments,
+ * encoding, recipients, results?, caption (as sent, with the reference), reference, recovered, outbox? }
+ * (send/send-path.ts).
  * With "track delivery": output 2 gets the job's final reports, output 3 the jobs whose reports did not come in
  * time (send/tracking.ts: one poll per config node).
  */
@@ -12,6 +13,7 @@ import { GatewayError } from '../errors';
 import { analyzeText } from '../text';
 import { attachConfig, requireConfig } from './config/config';
 import { onInput } from './common/input';
+import { nodeOutput } from './common/output';
 import { coerceParams, selectOperation } from './common/operations';
 import { fieldNow, msgOverride, toDate, toRecipients, toText } from './common/props';
 import { sendOutcome } from './send/results';
@@ -21,6 +23,8 @@ import { setupTracking } from './send/tracking';
 
 interface SendSmsDef extends NodeDef {
   gateway: string;
+  /** The Output property (common/output.ts). */
+  output?: string;
   operation: string;
   [field: string]: unknown;
 }
@@ -34,9 +38,10 @@ export default (RED: NodeAPI): void => {
   function start(node: Node, def: SendSmsDef): void {
     const config = attachConfig(RED, node, def.gateway);
     const d = def as Record<string, unknown>;
-    const tracking = setupTracking(RED, node, config, def);
+    const output = nodeOutput(RED, def);
+    const tracking = setupTracking(RED, node, config, def, output);
 
-    onInput(RED, node, async (msg, signal, ctx) => {
+    onInput(RED, node, output, async (msg, signal, ctx) => {
       const cfg = requireConfig(config);
       const op = selectOperation('smsgw-send-sms', def.operation || 'SendSMS', msgOverride(msg, 'operation'));
       // The value itself for most field types (a promise only for context stores and JSONata).

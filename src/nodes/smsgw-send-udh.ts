@@ -1,13 +1,15 @@
 /**
  * smsgw-send-udh: SendUDH, a binary message with a user data header.
  * In: data from msg.payload by default: a Buffer, a hex string or a base64 string; msg.recipient(s),
- * msg.sender, msg.topic (caption) and msg.sendDate. Out: msg.payload = { ParseStatus, queued, bytes }.
+ * msg.sender, msg.topic (caption) and msg.sendDate. Out: msg.payload (or the node's Output
+ * property) = { ParseStatus, queued, bytes }.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { GatewayError } from '../errors';
 import { operationOf } from './common/operations';
 import { attachConfig, requireConfig } from './config/config';
 import { onInput } from './common/input';
+import { nodeOutput } from './common/output';
 import { fieldOf, msgOverride, toDate, toRecipients, toText } from './common/props';
 import { sendOutcome } from './send/results';
 import { sendMessage, sentFields } from './send/send-path';
@@ -15,6 +17,8 @@ import { ok, sharedKey, warn } from './common/status';
 
 interface SendUdhDef extends NodeDef {
   gateway: string;
+  /** The Output property (common/output.ts). */
+  output?: string;
   /** How a string in the data field is read: auto (hex if it looks like hex, else base64), hex or base64. */
   dataFormat?: 'auto' | 'hex' | 'base64';
   [field: string]: unknown;
@@ -49,7 +53,7 @@ export default (RED: NodeAPI): void => {
     const config = attachConfig(RED, node, def.gateway);
     const d = def as Record<string, unknown>;
 
-    onInput(RED, node, async (msg, signal, ctx) => {
+    onInput(RED, node, nodeOutput(RED, def), async (msg, signal, ctx) => {
       const cfg = requireConfig(config);
       const get = (name: string, msgProp?: string): Promise<unknown> =>
         fieldOf(RED, node, d, msg, name, msgProp);

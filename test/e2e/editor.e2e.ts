@@ -151,6 +151,12 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       selected,
     );
     assert.equal(configType, CONFIG_TYPE);
+    // the Output property, as core's json node shows it: msg.payload unless changed
+    const output = await page.evaluate(() => {
+      const $ = (window as unknown as { $: (s: string) => { typedInput(a: string): string } }).$;
+      return `${$('#node-input-output').typedInput('type')}.${$('#node-input-output').typedInput('value')}`;
+    });
+    assert.equal(output, 'msg.payload');
     await setTypedString(page, 'node-input-recipient', '+4917012345678');
     await setTypedString(page, 'node-input-text', 'The freezer is warm!');
     await page.fill('#node-input-name', 'text me');

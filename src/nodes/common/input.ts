@@ -1,13 +1,14 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
 import { configOf } from '../config/config';
 import { NodeGatewayError, statusTextOf, toGatewayError } from './errors';
+import type { NodeOutput } from './output';
 import { cachedText, failed, inFlight, sharedKey, warn } from './status';
 
 /** Spare controllers kept per node: as many as messages are usually in flight. */
 const SPARE_MAX = 64;
 
 export interface InputResult {
-  /** Becomes msg.payload; every other property of the incoming msg is kept. */
+  /** Written to the node's Output property (msg.payload by default); the rest of the incoming msg is kept. */
   payload: unknown;
   /** Status shown once no other request of this node is in flight. */
   status: NodeStatus;
@@ -28,11 +29,12 @@ export type InputHandler = (
 
 /**
  * The one input path of every action node: counts requests in flight (blue status, with the config's queue
- * depth), sends the msg with its result then calls done(), or calls done(err) only (a Catch node gets
- * msg.error with code and cause). An AUTH failure of any node of the config shows a red ring on all of them
- * until a call succeeds. Requests still running when the node closes are aborted.
+ * depth), sends the msg with its result at the node's Output property then calls done(), or calls done(err)
+ * only (a Catch node gets msg.error with code and cause). A msg the result could not be written to is refused
+ * before the handler runs. An AUTH failure of any node of the config shows a red ring on all of them until a
+ * call succeeds. Requests still running when the node closes are aborted.
  */
-export function onInput(RED: NodeAPI, node: Node, handler: InputHandler): void {
+export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: InputHandler): void {
   const running = new Set<AbortController>();
   const kept = new Set<AbortController>();
   let lastStatus: NodeStatus = {};
@@ -96,7 +98,14 @@ export function onInput(RED: NodeAPI, node: Node, handler: InputHandler): void {
         show();
       },
     };
-    handler(msg, controller.signal, ctx)
+    let work: Promise<InputResult>;
+    try {
+      output.check(msg);
+      work = handler(msg, controller.signal, ctx);
+    } catch (err) {
+      work = Promise.reject(err);
+    }
+    work
       .then(
         (result) => {
           running.delete(controller);
@@ -106,7 +115,8 @@ export function onInput(RED: NodeAPI, node: Node, handler: InputHandler): void {
           lastWasAuth = false;
           host?.report(undefined);
           show();
-          (msg as Record<string, unknown>).payload = result.payload;
+          if (!output.write(msg, result.payload))
+            node.warn(RED._(sharedKey('errors.output'), { output: output.property }));
           send(result.more ? [msg, ...result.more] : msg);
           done();
         },

@@ -3,6 +3,7 @@ import { attachConfig, requireConfig } from '../config/config';
 import { callOperation } from '../config/gateway';
 import { sendMessage, sentFields } from '../send/send-path';
 import { onInput, type InputResult } from './input';
+import { nodeOutput } from './output';
 import { selectOperation } from './operations';
 import { resolveParams } from './params';
 import { msgOverride } from './props';
@@ -13,6 +14,8 @@ export interface MultiOpDef extends NodeDef {
   gateway: string;
   operation: string;
   params?: Record<string, TypedValue>;
+  /** The Output property (common/output.ts). */
+  output?: string;
 }
 
 /**
@@ -27,7 +30,7 @@ export function setupMultiOperation(
   present: (op: OperationDef, value: unknown) => InputResult,
 ): void {
   const config = attachConfig(RED, node, def.gateway);
-  onInput(RED, node, async (msg, signal, ctx) => {
+  onInput(RED, node, nodeOutput(RED, def), async (msg, signal, ctx) => {
     const cfg = requireConfig(config);
     const op = selectOperation(nodeType, def.operation, msgOverride(msg, 'operation'));
     const params = await resolveParams(RED, node, nodeType, msg, op, def.params);

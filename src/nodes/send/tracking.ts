@@ -4,6 +4,7 @@ import { hasTracker } from './delivery-host';
 import type { SendOutcome } from './results';
 import { sharedKey } from '../common/status';
 import type { SmsgwConfigNode } from '../config/types';
+import type { NodeOutput } from '../common/output';
 
 /** The editor's "track delivery" fields of a send node. */
 export interface TrackingDef {
@@ -21,13 +22,15 @@ export interface Tracking {
 
 /**
  * A send node with tracking on: subscribes to its config node's tracker (outcomes that finished while the node
- * was away arrive now) and sends each outcome to output 2 (final) or 3 (timeout). Undefined when tracking is off.
+ * was away arrive now) and sends each outcome to output 2 (final) or 3 (timeout), at the node's Output
+ * property of a copy of the msg that was sent. Undefined when tracking is off.
  */
 export function setupTracking(
   RED: NodeAPI,
   node: Node,
   config: SmsgwConfigNode | undefined,
   def: TrackingDef,
+  output: NodeOutput,
 ): Tracking | undefined {
   if (def.track !== true && def.track !== 'true') return undefined;
   if (!hasTracker(config)) return undefined;
@@ -38,7 +41,8 @@ export function setupTracking(
   const unsubscribe = tracker.subscribe(node.id, (o: DeliveryOutcome) => {
     const { context, ...payload } = o;
     const base = (context ?? {}) as Record<string, unknown>;
-    const msg = { ...base, payload, topic: String(o.JobId), jobId: o.JobId } as NodeMessage;
+    const msg = { ...base, topic: String(o.JobId), jobId: o.JobId } as NodeMessage;
+    output.write(msg, payload);
     node.send(o.outcome === 'final' ? [null, msg, null] : [null, null, msg]);
   });
 
@@ -57,7 +61,8 @@ export function setupTracking(
         return;
       }
       const context = RED.util.cloneMessage(msg) as Record<string, unknown>;
-      delete context.payload;
+      // Replaced by the outcome anyway; an Output elsewhere leaves the payload as it came.
+      if (output.property === 'payload') delete context.payload;
       tracker.track({ jobId: outcome.JobId, owner: node.id, recipients, timeoutMs, context });
     },
   };
