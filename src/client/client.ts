@@ -6,7 +6,7 @@ import { parseLegacyResult } from '../soap/legacy';
 import { buildRequest, type Transport } from '../soap/request';
 import { readTargetNamespace } from '../soap/wsdl';
 import { createDispatcher } from '../transport/dispatcher';
-import { exchange, type BodyConsumer, type HttpRequest } from '../transport/http';
+import { DEFAULT_MAX_RESPONSE_BYTES, exchange, type BodyConsumer, type HttpRequest } from '../transport/http';
 import { methodName } from './names';
 import { NamespaceCache } from './namespaces';
 import type { CallOptions, GatewayClientOptions } from './options';
@@ -42,7 +42,6 @@ import {
 const TRANSPORTS: readonly Transport[] = ['soap11', 'soap12', 'get', 'post'];
 const SERVICES: readonly ServiceName[] = ['information', 'send', 'customer', 'legacy'];
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
-const WSDL_LIMIT = 4 * 1024 * 1024;
 /**
  * Whether typed sends carry a reference in their Caption unless the `reference` option says otherwise. On:
  * flows that query by caption use the caption as sent, or their own caption as a "starts with" filter.
@@ -160,6 +159,7 @@ export class GatewayClient {
   private readonly retries: number;
   private readonly retryDelayMs: number;
   private readonly maxRecipients: number;
+  private readonly maxResponseBytes: number;
   private readonly zoneless: 'utc' | 'local';
   private readonly paths: Record<ServiceName, string>;
   private readonly namespaces: NamespaceCache;
@@ -197,6 +197,11 @@ export class GatewayClient {
     this.retries = positiveInt('retries', options.retries, 2, 0);
     this.retryDelayMs = positiveInt('retryDelayMs', options.retryDelayMs, 100, 0);
     this.maxRecipients = positiveInt('maxRecipients', options.maxRecipients, 1000);
+    this.maxResponseBytes = positiveInt(
+      'maxResponseBytes',
+      options.maxResponseBytes,
+      DEFAULT_MAX_RESPONSE_BYTES,
+    );
     this.zoneless = options.zoneless === 'local' ? 'local' : 'utc';
     this.safe =
       options.safeRetries === false
@@ -421,6 +426,7 @@ export class GatewayClient {
           deadline: scope.deadline,
           details: { service, operation: op.name },
           clean,
+          maxBytes: this.maxResponseBytes,
           onHead: (head) => consumerFor(ctx, head),
         });
       // Sends are never repeated here (safe-send decides): no retry loop around them.
@@ -531,13 +537,11 @@ export class GatewayClient {
           signal,
           details,
           clean: this.clean,
+          maxBytes: this.maxResponseBytes,
           onHead: ({ status }): BodyConsumer<string> => {
             const chunks: Buffer[] = [];
-            let size = 0;
             return {
               write(chunk) {
-                size += chunk.length;
-                if (size > WSDL_LIMIT) throw new GatewayError('CONFIG', 'WSDL too large', details);
                 chunks.push(chunk);
               },
               end() {

@@ -44,6 +44,11 @@ export interface GatewayClientOptions {
   /** Longest recipient list accepted (default 1000). */
   maxRecipients?: number;
   /**
+   * Largest answer read, in bytes, for every operation, transport and the WSDL (default 32 MiB). Past it the
+   * call stops reading, aborts the request and fails with code PARSE naming the limit.
+   */
+  maxResponseBytes?: number;
+  /**
    * Safe retries of the typed send methods (default on; docs/reliability.md): retry what surely was not
    * sent, look the reference up after an ambiguous failure before retrying. `false`: a send is never repeated.
    * With safe retries `timeoutMs` limits each request, not the whole send.

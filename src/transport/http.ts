@@ -21,6 +21,12 @@ export interface ResponseHead {
   mediaType: string;
 }
 
+/**
+ * What one answer may hold unless the caller says otherwise: 32 MiB (a 5,000-record delivery-report page is
+ * ~2.2 MB). A gateway or proxy that streams without end must not fill the process's memory.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
 /** Receives the body of one response; `write` and `end` may throw to fail the exchange. */
 export interface BodyConsumer<T> {
   write(chunk: Buffer): void;
@@ -39,22 +45,37 @@ export interface ExchangeOptions<T> {
   clean: (s: string) => string;
   /** Chooses how to read the body once the status line and headers are known. */
   onHead(head: ResponseHead): BodyConsumer<T>;
+  /**
+   * Most bytes of body read (default DEFAULT_MAX_RESPONSE_BYTES). Past it (or when Content-Length announces
+   * more) the exchange stops reading, aborts the request and fails with PARSE naming the limit.
+   */
+  maxBytes?: number | undefined;
 }
 
-function mediaTypeOf(raw: Buffer[] | string[] | null): string {
-  if (!raw) return '';
+/** The media type and the announced length (-1: none) from undici's raw header list. */
+function headOf(raw: Buffer[] | string[] | null): { mediaType: string; length: number } {
+  let mediaType = '';
+  let length = -1;
+  if (!raw) return { mediaType, length };
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const item = raw[i] as Buffer | string;
-    if (item.length !== 12) continue;
-    const name = String(item);
-    if (name.toLowerCase() === 'content-type') {
+    if (item.length !== 12 && item.length !== 14) continue;
+    const name = String(item).toLowerCase();
+    if (name === 'content-type') {
       const v = String(raw[i + 1]);
       const semi = v.indexOf(';');
-      return (semi < 0 ? v : v.slice(0, semi)).trim().toLowerCase();
+      mediaType = (semi < 0 ? v : v.slice(0, semi)).trim().toLowerCase();
+    } else if (name === 'content-length') {
+      const n = Number(String(raw[i + 1]).trim());
+      if (Number.isSafeInteger(n) && n >= 0) length = n;
     }
   }
-  return '';
+  return { mediaType, length };
 }
+
+const MIB = 1024 * 1024;
+const sizeText = (n: number): string =>
+  n % MIB === 0 ? `${n / MIB} MiB` : n >= MIB ? `${(n / MIB).toFixed(1)} MiB (${n} bytes)` : `${n} bytes`;
 
 /** Legacy (callback) handler shape: the only one that reports `onRequestSent` in undici 7. */
 interface LegacyHandler {
@@ -107,12 +128,18 @@ class Exchange<T> implements LegacyHandler {
   private settled = false;
   /** Registered with its signal (see `waiting`). */
   private watching = false;
+  /** Body bytes read so far, and the most allowed. */
+  private received = 0;
+  private readonly maxBytes: number;
+  private status = 0;
 
   constructor(
     private readonly opts: ExchangeOptions<T>,
     private readonly resolve: (value: T) => void,
     private readonly reject: (err: unknown) => void,
-  ) {}
+  ) {
+    this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  }
 
   start(dispatcher: Dispatcher, req: HttpRequest): void {
     const { signal, deadline } = this.opts;
@@ -198,8 +225,15 @@ class Exchange<T> implements LegacyHandler {
     if (status < 200) return true;
     this.progress.responded = true;
     this.progress.sent = true;
+    this.status = status;
+    const { mediaType, length } = headOf(headers);
+    // An answer announced as too large is refused before a byte of it is read.
+    if (length > this.maxBytes) {
+      this.fail(this.tooLarge(`announced as ${length} bytes, larger`));
+      return false;
+    }
     try {
-      this.consumer = this.opts.onHead({ status, mediaType: mediaTypeOf(headers) });
+      this.consumer = this.opts.onHead({ status, mediaType });
     } catch (e) {
       this.fail(e);
       return false;
@@ -209,12 +243,31 @@ class Exchange<T> implements LegacyHandler {
 
   onData(chunk: Buffer): boolean {
     if (this.failure !== undefined || !this.consumer) return true;
+    this.received += chunk.length;
+    if (this.received > this.maxBytes) {
+      this.fail(this.tooLarge('larger'));
+      return false;
+    }
     try {
       this.consumer.write(chunk);
     } catch (e) {
       this.fail(e);
     }
     return true;
+  }
+
+  /** PARSE: what was read is not the whole answer; a 200 to a send may still hide an accepted job. */
+  private tooLarge(what: string): GatewayError {
+    const status = this.status;
+    return new GatewayError(
+      'PARSE',
+      `answer ${what} than the limit of ${sizeText(this.maxBytes)} (maxResponseBytes); stopped reading`,
+      {
+        ...this.opts.details,
+        httpStatus: status,
+        ambiguous: status === 200 || status === 502 || status === 504,
+      },
+    );
   }
 
   onComplete(): void {

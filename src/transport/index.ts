@@ -1,4 +1,4 @@
-export { exchange } from './http';
+export { DEFAULT_MAX_RESPONSE_BYTES, exchange } from './http';
 export type { BodyConsumer, ExchangeOptions, HttpRequest, ResponseHead } from './http';
 export { createDispatcher } from './dispatcher';
 export type { DispatcherOptions, TlsOptions } from './dispatcher';

@@ -44,6 +44,22 @@ describe('nodes: smsgw-config and the admin endpoints', () => {
     assert.equal(closed, true);
   });
 
+  it('Max answer size (MiB) bounds every answer: a larger one reaches Catch as PARSE naming the limit', async () => {
+    // 1 KiB: smaller than the emulator's WSDL and SendSMS answer, so the first read past it fails.
+    await loadFlow(flowWith(env.emu.url, [sms('n1')], { maxResponseSize: String(1 / 1024) }));
+    const caught = nextMessage('caught');
+    send('n1', { payload: 'x' });
+    const error = (await caught).error as { code: string; message: string };
+    assert.equal(error.code, 'PARSE');
+    assert.match(error.message, /1024 bytes \(maxResponseBytes\)/);
+    await helper.unload();
+
+    await loadFlow(flowWith(env.emu.url, [sms('n1')], { maxResponseSize: '1' }));
+    const out = nextMessage('out');
+    send('n1', { payload: 'fits in 1 MiB' });
+    assert.equal(((await out).payload as { CreateStatus: string }).CreateStatus, 'Ok');
+  });
+
   it('refuses HTTP GET over plain http unless allowed, and works once allowed', async () => {
     await loadFlow(flowWith(env.emu.url, [sms('n1')], { transport: 'get' }));
     const caught = nextMessage('caught');

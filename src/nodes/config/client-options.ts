@@ -45,6 +45,7 @@ export function clientOptions(def: SmsgwConfigDef, creds: SmsgwCredentials): Gat
   }
   const timeoutS = positive(def.timeout, 'timeout');
   const maxConnections = positive(def.maxConnections, 'maximum concurrent requests');
+  const maxResponseMiB = positive(def.maxResponseSize, 'maximum answer size');
   const options: GatewayClientOptions = {
     baseUrl,
     user: creds.user ?? '',
@@ -62,6 +63,7 @@ export function clientOptions(def: SmsgwConfigDef, creds: SmsgwCredentials): Gat
   if (customerPath) options.customerPath = customerPath;
   if (timeoutS) options.timeoutMs = Math.round(timeoutS * 1000);
   if (maxConnections) options.maxConnections = Math.round(maxConnections);
+  if (maxResponseMiB) options.maxResponseBytes = Math.max(1024, Math.round(maxResponseMiB * 1024 * 1024));
   if (proxyUrl) options.proxyUrl = proxyUrl;
   if (ca || def.tlsRejectUnauthorized === false) {
     options.tls = { rejectUnauthorized: def.tlsRejectUnauthorized !== false };

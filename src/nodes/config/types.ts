@@ -37,6 +37,8 @@ export interface SmsgwConfigDef extends NodeDef {
   maxQueue?: number | string;
   /** Durable outbox for sends while the gateway is unreachable (default off). */
   outbox?: boolean;
+  /** Largest answer read, in MiB (blank = 32): the client's maxResponseBytes. */
+  maxResponseSize?: number | string;
 }
 
 export interface SmsgwConfigNode extends Node<SmsgwCredentials> {
