@@ -238,7 +238,8 @@ export class GatewayClient {
     );
     for (const s of SERVICES) {
       const ns = namespaceKind(s) === 'legacy' ? options.legacyNamespace : options.gatewayNamespace;
-      if (ns) this.namespaces.set(this.paths[s], ns);
+      // Keyed as once() looks it up: with the baseUrl's path prefix.
+      if (ns) this.namespaces.set(this.prefix + this.paths[s], ns);
     }
     this.information = this.methods('information') as unknown as InformationMethods;
     this.send = this.methods('send') as unknown as SendMethods;
