@@ -205,7 +205,12 @@ describe('client: bounded answers (maxResponseBytes)', function () {
   it('refuses a limit that is not a positive integer', () => {
     assert.throws(
       () =>
-        new GatewayClient({ baseUrl: 'http://127.0.0.1:1', user: 'u', password: 'secret-pw', maxResponseBytes: 0 }),
+        new GatewayClient({
+          baseUrl: 'http://127.0.0.1:1',
+          user: 'u',
+          password: 'secret-pw',
+          maxResponseBytes: 0,
+        }),
       (e: unknown) => e instanceof GatewayError && e.code === 'CONFIG' && /maxResponseBytes/.test(e.message),
     );
   });
