@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import testRules from './scripts/lint/test-must-assert.cjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.sandbox/**', '.cache/**', 'test/e2e/out/**', 'nodes/**/*.js', 'bin/**', '**/*.mjs'] },
@@ -15,5 +16,25 @@ export default tseslint.config(
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-unused-expressions': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // A test that asserts nothing, or is skipped or focused, fails the lint (scripts/lint/test-must-assert.cjs).
+    files: ['test/**/*.ts'],
+    plugins: { tests: testRules },
+    rules: {
+      'tests/must-assert': 'error',
+      'no-restricted-properties': [
+        'error',
+        { object: 'it', property: 'skip', message: 'No skipped tests.' },
+        { object: 'it', property: 'only', message: 'No focused tests.' },
+        { object: 'describe', property: 'skip', message: 'No skipped tests.' },
+        { object: 'describe', property: 'only', message: 'No focused tests.' },
+      ],
+    },
   },
 );

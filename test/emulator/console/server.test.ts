@@ -221,8 +221,9 @@ describe('console: served by the emulator', () => {
     it('sends changes made in-process through the control object', async () => {
       const s = await open();
       await s.next('snapshot');
-      emu.control.injectInbound({ from: '+4917012340002', text: 'in-process' });
-      await s.next('inbound', (m) => m.text === 'in-process');
+      const { id } = emu.control.injectInbound({ from: '+4917012340002', text: 'in-process' });
+      const m = (await s.next('inbound', (d) => d.id === id)).data as Record<string, unknown>;
+      assert.deepEqual([m.from, m.text, m.collected], ['+4917012340002', 'in-process', false]);
     });
   });
 });
@@ -246,7 +247,14 @@ describe('console: jobs that move on by the clock alone', () => {
       const id = jobIdOf(
         (await http(emu.url, 'GET', `/gateway/Send.asmx/SendSimpleSMS?${q.toString()}`)).body,
       );
-      await s.next('job', (j) => j.id === id && j.status === 'Erledigt', 4000);
+      const job = (await s.next('job', (j) => j.id === id && j.status === 'Erledigt', 4000)).data as {
+        reports: { recipient: string; status: string }[];
+      };
+      // The final picture carries the delivery report too, without any request after the send.
+      assert.deepEqual(
+        job.reports.map((r) => [r.recipient, r.status]),
+        [['+4917012340003', 'DELIVERED']],
+      );
     } finally {
       s.close();
       await emu.close();
