@@ -34,6 +34,53 @@ async function emulatorState(stack: Stack): Promise<EmulatorState> {
   return (await (await fetch(`${stack.emulator.url}/_emulator/state`)).json()) as EmulatorState;
 }
 
+/** Clicks a tab of the gateway configuration dialog. */
+async function configTab(page: Page, tab: 'connection' | 'security' | 'delivery'): Promise<void> {
+  // RED.tabs takes two clicks within 400 ms (on any of its tabs) as a double click
+  await page.waitForTimeout(450);
+  await page.click(`#smsgw-config-tabs a[href="#smsgw-config-tab-${tab}"]`);
+  await page.waitForSelector(`#smsgw-config-tab-${tab}`, { state: 'visible' });
+}
+
+/** A theme colour as the browser computes it (rgb(...)), to compare with an element's colour. */
+async function themeColour(page: Page, variable: string): Promise<string> {
+  return page.evaluate((v) => {
+    const probe = document.createElement('span');
+    probe.style.color = `var(${v})`;
+    document.body.appendChild(probe);
+    const colour = getComputedStyle(probe).color;
+    probe.remove();
+    return colour;
+  }, variable);
+}
+
+/** Clicks Test connection and waits for its result: state, text, colour and where it is drawn. */
+async function testConnection(
+  page: Page,
+): Promise<{ state: string; text: string; colour: string; beside: boolean }> {
+  await page.click('#smsgw-config-test');
+  await page.waitForFunction(
+    () =>
+      /^(ok|failed)$/.test(
+        document.querySelector('#smsgw-config-test-result')?.getAttribute('data-state') ?? '',
+      ),
+    undefined,
+    { timeout: 15000 },
+  );
+  const result = page.locator('#smsgw-config-test-result');
+  const [box, button] = await Promise.all([
+    result.boundingBox(),
+    page.locator('#smsgw-config-test').boundingBox(),
+  ]);
+  return {
+    state: (await result.getAttribute('data-state')) ?? '',
+    text: await result.innerText(),
+    colour: await result.evaluate((e) => getComputedStyle(e).color),
+    // right of the button, starting within its height (not wrapped below it)
+    beside: box!.x >= button!.x + button!.width && box!.y < button!.y + button!.height,
+  };
+}
+
 async function snap(page: Page, name: string): Promise<void> {
   mkdirSync(imageDir, { recursive: true });
   await page.screenshot({ path: join(imageDir, name) });
@@ -123,22 +170,61 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       await page.click('#node-input-lookup-gateway');
     }
     await page.waitForSelector('#node-config-input-baseUrl', { state: 'visible' });
+    // a new configuration points nowhere yet (not at the emulator): empty, with an example as placeholder
+    assert.equal(await page.inputValue('#node-config-input-baseUrl'), '');
+    assert.equal(
+      await page.getAttribute('#node-config-input-baseUrl', 'placeholder'),
+      'https://gateway.example.com',
+    );
+    // tabs as in the core MQTT broker dialog
+    assert.deepEqual(await page.locator('#smsgw-config-tabs li').allInnerTexts(), [
+      'Connection',
+      'Security',
+      'Delivery',
+    ]);
     await page.fill('#node-config-input-name', 'Local emulator');
     await page.fill('#node-config-input-baseUrl', stack.emulator.url);
+    await configTab(page, 'security');
+    assert.equal(await page.isVisible('#node-config-input-baseUrl'), false, 'one tab at a time');
     await page.fill('#node-config-input-user', 'demo');
+    await page.fill('#node-config-input-password', 'wrong-password');
+    // the result beside the button, red for a failure, green for success
+    let outcome = await testConnection(page);
+    assert.equal(outcome.state, 'failed');
+    assert.match(outcome.text, /AUTH/);
+    assert.equal(outcome.colour, await themeColour(page, '--red-ui-text-color-error'));
+    assert.ok(outcome.beside, 'the result sits beside the button');
     await page.fill('#node-config-input-password', 'demo-password');
-    await page.click('#smsgw-config-test');
-    const result = page.locator('#smsgw-config-test-result');
-    await page.waitForFunction(
-      () => /\d/.test(document.querySelector('#smsgw-config-test-result')?.textContent ?? ''),
-      undefined,
-      { timeout: 15000 },
-    );
+
+    // HTTP POST over plain http is refused until the checkbox the error names is ticked
+    await configTab(page, 'connection');
+    await page.selectOption('#node-config-input-transport', 'post');
+    assert.equal(await page.isVisible('#smsgw-config-insecure-warning'), true);
+    outcome = await testConnection(page);
+    assert.equal(outcome.state, 'failed');
+    const checkbox = (await page.locator('label[for="node-config-input-allowInsecure"]').innerText()).trim();
+    assert.ok(outcome.text.includes(`tick "${checkbox}"`), `"${outcome.text}" does not name "${checkbox}"`);
+    await page.check('#node-config-input-allowInsecure');
+    assert.equal((await testConnection(page)).state, 'ok');
+    await page.uncheck('#node-config-input-allowInsecure');
+    await page.selectOption('#node-config-input-transport', 'soap11');
+    assert.equal(await page.isVisible('#node-config-input-allowInsecure'), false);
+
+    outcome = await testConnection(page);
+    assert.equal(outcome.state, 'ok');
+    assert.equal(outcome.colour, await themeColour(page, '--red-ui-text-color-success'));
     const balance = (await emulatorState(stack)).accounts.find((a) => a.account.user === 'demo')!.account
       .balance;
-    const text = await result.innerText();
-    assert.match(text, new RegExp(`\\b${balance}\\b`), `"${text}" does not show the balance ${balance}`);
+    assert.match(
+      outcome.text,
+      new RegExp(`\\b${balance}\\b`),
+      `"${outcome.text}" does not show the balance ${balance}`,
+    );
+    // tall enough to show the Connection tab and Test connection below it in one picture
+    await page.setViewportSize({ width: 1280, height: 960 });
+    await page.locator('#node-config-input-name').scrollIntoViewIfNeeded();
     await snap(page, 'config-dialog.png');
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.click('#node-config-dialog-ok');
     await page.waitForSelector('#node-config-input-baseUrl', { state: 'detached' });
 

@@ -67,6 +67,9 @@ describe('nodes: smsgw-config and the admin endpoints', () => {
     const error = (await caught).error as { code: string; message: string };
     assert.equal(error.code, 'CONFIG');
     assert.match(error.message, /plain http/);
+    // names the checkbox as the dialog labels it (and the tab it is on)
+    assert.ok(error.message.includes('tick "Allow GET/POST over plain http" ('), error.message);
+    assert.match(error.message, /Connection tab/);
     await helper.unload();
 
     await loadFlow(flowWith(env.emu.url, [sms('n1')], { transport: 'get', allowInsecure: true }));

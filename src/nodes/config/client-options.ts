@@ -14,9 +14,24 @@ const blank = (v: string | undefined): string | undefined => {
 function positive(v: number | string | undefined, name: string): number | undefined {
   if (v === undefined || v === null || String(v).trim() === '') return undefined;
   const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new GatewayError('CONFIG', `${name} must be a positive number`);
+  if (!Number.isFinite(n) || n <= 0) throw new GatewayError('CONFIG', `"${name}" must be a positive number`);
   return n;
 }
+
+/**
+ * The dialog's labels (nodes/locales/en-US/smsgw-config.json), so an error names the field a user sees.
+ * test/nodes/config.test.ts holds them to the catalogue.
+ */
+export const FIELD_LABELS = {
+  baseUrl: 'Base URL',
+  allowInsecure: 'Allow GET/POST over plain http',
+  timeout: 'Timeout',
+  maxConnections: 'Connections',
+  maxResponseSize: 'Max answer size',
+  rate: 'Rate limit',
+  maxConcurrent: 'In flight',
+  maxQueue: 'Queue size',
+} as const;
 
 /**
  * Turns the config node's fields into client options. Refuses HTTP GET/POST over plain http unless the
@@ -25,27 +40,27 @@ function positive(v: number | string | undefined, name: string): number | undefi
  */
 export function clientOptions(def: SmsgwConfigDef, creds: SmsgwCredentials): GatewayClientOptions {
   const baseUrl = blank(def.baseUrl);
-  if (!baseUrl) throw new GatewayError('CONFIG', 'the base URL is empty');
+  if (!baseUrl) throw new GatewayError('CONFIG', `"${FIELD_LABELS.baseUrl}" is empty`);
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new GatewayError('CONFIG', `the base URL "${baseUrl}" is not a URL`);
+    throw new GatewayError('CONFIG', `"${FIELD_LABELS.baseUrl}" ${baseUrl} is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new GatewayError('CONFIG', 'the base URL must start with http:// or https://');
+    throw new GatewayError('CONFIG', `"${FIELD_LABELS.baseUrl}" must start with http:// or https://`);
   }
   const transport = TRANSPORTS.includes(def.transport) ? def.transport : 'soap11';
   const insecure = url.protocol === 'http:' && (transport === 'get' || transport === 'post');
   if (insecure && !def.allowInsecure) {
     throw new GatewayError(
       'CONFIG',
-      `HTTP ${transport.toUpperCase()} over plain http would expose the password; use https, a SOAP transport, or tick "allow over http"`,
+      `HTTP ${transport.toUpperCase()} over plain http would expose the password: use https or a SOAP transport, or tick "${FIELD_LABELS.allowInsecure}" (gateway configuration, Connection tab)`,
     );
   }
-  const timeoutS = positive(def.timeout, 'timeout');
-  const maxConnections = positive(def.maxConnections, 'maximum concurrent requests');
-  const maxResponseMiB = positive(def.maxResponseSize, 'maximum answer size');
+  const timeoutS = positive(def.timeout, FIELD_LABELS.timeout);
+  const maxConnections = positive(def.maxConnections, FIELD_LABELS.maxConnections);
+  const maxResponseMiB = positive(def.maxResponseSize, FIELD_LABELS.maxResponseSize);
   const options: GatewayClientOptions = {
     baseUrl,
     user: creds.user ?? '',
@@ -89,7 +104,7 @@ function whole(v: number | string | undefined, name: string, allowZero: boolean)
   if (v === undefined || v === null || String(v).trim() === '') return undefined;
   const n = Number(v);
   if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0))
-    throw new GatewayError('CONFIG', `${name} must be a ${allowZero ? 'non-negative' : 'positive'} number`);
+    throw new GatewayError('CONFIG', `"${name}" must be a ${allowZero ? 'non-negative' : 'positive'} number`);
   return n;
 }
 
@@ -98,10 +113,10 @@ function whole(v: number | string | undefined, name: string, allowZero: boolean)
  * connection count, so nothing waits unbounded inside the connection pool) and the bounded queue.
  */
 export function flowOptions(def: SmsgwConfigDef): FlowControlOptions {
-  const rate = whole(def.rate, 'requests per second', true);
-  const concurrent = whole(def.maxConcurrent, 'messages in flight', false);
-  const queue = whole(def.maxQueue, 'queue size', true);
-  const connections = positive(def.maxConnections, 'maximum concurrent requests') ?? 8;
+  const rate = whole(def.rate, FIELD_LABELS.rate, true);
+  const concurrent = whole(def.maxConcurrent, FIELD_LABELS.maxConcurrent, false);
+  const queue = whole(def.maxQueue, FIELD_LABELS.maxQueue, true);
+  const connections = positive(def.maxConnections, FIELD_LABELS.maxConnections) ?? 8;
   const out: FlowControlOptions = {
     maxConcurrent: Math.max(1, Math.round(concurrent ?? connections)),
     maxQueue: Math.round(queue ?? 1000),
