@@ -221,7 +221,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       `"${outcome.text}" does not show the balance ${balance}`,
     );
     // tall enough to show the Connection tab and Test connection below it in one picture
-    await page.setViewportSize({ width: 1280, height: 960 });
+    await page.setViewportSize({ width: 1280, height: 1024 });
     await page.locator('#node-config-input-name').scrollIntoViewIfNeeded();
     await snap(page, 'config-dialog.png');
     await page.setViewportSize({ width: 1280, height: 800 });
