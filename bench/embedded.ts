@@ -77,7 +77,7 @@ export function everyNodeType(intervalS: number): FlowNode[] {
 export function pollers(intervalS: number): FlowNode[] {
   const poll = { ...GW, interval: intervalS, inputs: 0 };
   return [
-    { id: 'inbound', type: 'smsgw-inbound', ...poll, includeReports: false },
+    { id: 'inbound', type: 'smsgw-inbound', ...poll, dropReports: false },
     { id: 'dlr', type: 'smsgw-dlr', ...poll, finalOnly: false, lookback: 60 },
     { id: 'hlrres', type: 'smsgw-hlr-results', ...poll, limit: 0 },
   ];

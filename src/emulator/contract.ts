@@ -44,6 +44,8 @@ export interface InboundInput {
   /** Reply to this job (sets JobId and Caption of the received record). */
   jobId?: number;
   date?: Date;
+  /** Flag the record as a status report (its `Report` is 1 instead of 0; what Report means is not shown). */
+  report?: boolean;
 }
 
 /**

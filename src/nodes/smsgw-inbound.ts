@@ -1,7 +1,9 @@
 /**
  * smsgw-inbound: new received messages (QueryReceivedNewSMS, or GetNewRecivedSMS2 on the older service),
  * one msg each: msg.payload = text, msg.topic = msg.from = msg.recipient = sender (so a send node wired
- * behind it replies), msg.sms = the whole record. Polls on an interval, or on each input.
+ * behind it replies), msg.report = the record's Report flag, msg.sms = the whole record. Polls on an interval,
+ * or on each input. What Report means is not shown in the spec: every record is emitted unless the user opts in
+ * to dropping those flagged 1 (presumed status reports).
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { attachConfig, requireConfig } from './config/config';
@@ -10,8 +12,10 @@ import { SeenIds } from './polling/state-file';
 
 interface InboundDef extends NodeDef, PollDef {
   gateway: string;
-  /** Also emit status reports (records the service flags as such); default: messages only. */
-  includeReports?: boolean;
+  /** Drop records whose Report flag is set (presumed status reports); default: emit every record. */
+  dropReports?: boolean | string;
+  /** Before dropReports: `false` (the old default, saved in deployed flows) dropped flagged records. */
+  includeReports?: boolean | string;
 }
 
 interface InboundState {
@@ -33,9 +37,27 @@ export function inboundKey(r: Rec): string {
   )}`;
 }
 
-function isReport(r: Rec): boolean {
+/**
+ * The record's Report flag for msg.report: the typed service's `Report` as sent, the older service's flag as
+ * 1 / 0; undefined when the record has none. A value of another kind is passed on as it came.
+ */
+export function reportOf(r: Rec): unknown {
   const v = pick(r, 'Report', 'isStatusReport', 'IsStatusReport', 'statusReport');
-  return v === 1 || v === true || v === '1' || v === 'true';
+  return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+}
+
+const flagged = (v: unknown): boolean => v === 1 || v === '1' || v === true || v === 'true';
+const isTrue = (v: unknown): boolean => v === true || v === 'true';
+
+/**
+ * Whether the node drops flagged records: only when the user ticked it, or (carriedOver) when a node saved by an
+ * earlier version kept its old default `includeReports: false` and has not been edited since.
+ */
+export function reportDropping(def: InboundDef): { drop: boolean; carriedOver: boolean } {
+  if (def.dropReports !== undefined && def.dropReports !== '')
+    return { drop: isTrue(def.dropReports), carriedOver: false };
+  const carriedOver = def.includeReports === false || def.includeReports === 'false';
+  return { drop: carriedOver, carriedOver };
 }
 
 export default (RED: NodeAPI): void => {
@@ -46,6 +68,8 @@ export default (RED: NodeAPI): void => {
 
   function start(node: Node, def: InboundDef): void {
     const config = attachConfig(RED, node, def.gateway);
+    const dropping = reportDropping(def);
+    let warnedDrop = false;
 
     setupPolling<InboundState>(
       RED,
@@ -65,13 +89,21 @@ export default (RED: NodeAPI): void => {
           const key = inboundKey(r);
           if (seen.has(key)) continue;
           seen.add(key);
-          if (isReport(r) && !def.includeReports) continue;
+          const report = reportOf(r);
+          if (dropping.drop && flagged(report)) {
+            if (dropping.carriedOver && !warnedDrop) {
+              warnedDrop = true;
+              node.warn(RED._('smsgw-inbound.errors.droppedCarriedOver'));
+            }
+            continue;
+          }
           const sender = String(pick(r, 'Sender', 'sender') ?? '');
           messages.push({
             payload: String(pick(r, 'Text', 'message', 'Message', 'text') ?? ''),
             topic: sender,
             from: sender,
             recipient: sender,
+            report,
             sms: r,
           } as NodeMessage);
         }

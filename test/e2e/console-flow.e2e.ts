@@ -115,7 +115,7 @@ function flow(emulatorUrl: string): FlowNode[] {
       gateway: ID.config,
       interval: 1,
       inputs: 0,
-      includeReports: false,
+      dropReports: false,
       x: 160,
       y: 200,
       wires: [[ID.received]],

@@ -93,6 +93,12 @@ export function statuses(id: string): Record<string, unknown>[] {
     .map((a) => a[0] as Record<string, unknown>);
 }
 
+/** Warnings this node logged so far (node.warn's first argument), filtered like statuses(). */
+export function warnings(id: string): string[] {
+  const node = helper.getNode(id) as unknown as { warn: { args: unknown[][]; thisValues: unknown[] } };
+  return node.warn.args.filter((_a, i) => node.warn.thisValues[i] === node).map((a) => String(a[0]));
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {

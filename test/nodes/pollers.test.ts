@@ -16,6 +16,7 @@ import {
   startEnv,
   statuses,
   stopEnv,
+  warnings,
   waitFor,
   type Env,
   type FlowNode,
@@ -118,6 +119,61 @@ describe('nodes: polling triggers', () => {
       assert.equal(got.length, 1);
       assert.equal(got[0]!.payload, 'legacy inbound');
       assert.equal(got[0]!.from, '+4917012300003');
+    });
+
+    /** A message and a record flagged Report = 1 (presumed a status report), in that order. */
+    const injectMessageAndReport = (tag: string): void => {
+      env.emu.control.injectInbound({ from: '+4917012300010', text: `${tag} message` });
+      env.emu.control.injectInbound({ from: '+4917012300011', text: `${tag} report`, report: true });
+    };
+    const shown = (got: Record<string, unknown>[]): unknown[][] => got.map((m) => [m.payload, m.report]);
+
+    for (const service of ['gateway', 'legacy']) {
+      it(`emits every record by default, flagged ones too, with msg.report saying which (${service})`, async () => {
+        await loadFlow(flowWith(env.emu.url, [poller('smsgw-inbound', { dropReports: false })], { service }));
+        injectMessageAndReport(service);
+        assert.deepEqual(shown(await pollOnce()), [
+          [`${service} message`, 0],
+          [`${service} report`, 1],
+        ]);
+        assert.deepEqual(warnings('p1'), []);
+      });
+    }
+
+    it('a node without the setting (imported from a file) emits every record too', async () => {
+      await loadFlow(flowWith(env.emu.url, [poller('smsgw-inbound')]));
+      injectMessageAndReport('plain');
+      assert.deepEqual(shown(await pollOnce()), [
+        ['plain message', 0],
+        ['plain report', 1],
+      ]);
+    });
+
+    it('"Drop records flagged Report = 1" (opt-in) leaves them out, without a warning', async () => {
+      await loadFlow(flowWith(env.emu.url, [poller('smsgw-inbound', { dropReports: true })]));
+      injectMessageAndReport('opt-in');
+      assert.deepEqual(shown(await pollOnce()), [['opt-in message', 0]]);
+      assert.deepEqual(warnings('p1'), []);
+    });
+
+    it('a node saved by an earlier version (includeReports: false) keeps dropping them and warns once', async () => {
+      await loadFlow(flowWith(env.emu.url, [poller('smsgw-inbound', { includeReports: false })]));
+      injectMessageAndReport('old-1');
+      assert.deepEqual(shown(await pollOnce()), [['old-1 message', 0]]);
+      injectMessageAndReport('old-2');
+      assert.deepEqual(shown(await pollOnce()), [['old-2 message', 0]]);
+      const warned = warnings('p1');
+      assert.equal(warned.length, 1, warned.join('\n'));
+      assert.match(warned[0]!, /droppedCarriedOver/);
+    });
+
+    it('a node saved by an earlier version with includeReports: true emits them', async () => {
+      await loadFlow(flowWith(env.emu.url, [poller('smsgw-inbound', { includeReports: true })]));
+      injectMessageAndReport('old-on');
+      assert.deepEqual(shown(await pollOnce()), [
+        ['old-on message', 0],
+        ['old-on report', 1],
+      ]);
     });
 
     it('in interval mode polls right after deploy', async () => {

@@ -112,7 +112,7 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
       to: input.to ?? job?.sender ?? '',
       text: input.text,
       at: input.date?.getTime() ?? now,
-      report: 0,
+      report: input.report ? 1 : 0,
       collected: false,
     });
     this.changed();

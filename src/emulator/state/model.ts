@@ -86,7 +86,7 @@ export interface InboundRecord {
   to: string;
   text: string;
   at: number;
-  /** 1 for a status report, 0 for a message (injectInbound writes messages). */
+  /** 1 for a status report, 0 for a message (injectInbound writes messages unless told `report: true`). */
   report: number;
   /** Collected by QueryReceivedNewSMS or GetNewRecivedSMS2 (shown as dbReceivedSMS.Send = 1). */
   collected: boolean;

@@ -53,6 +53,7 @@ function inbound(o: Record<string, unknown>): InboundInput {
   const to = str(o, 'to', true);
   if (to !== undefined) input.to = to;
   if (o.jobId !== undefined) input.jobId = num(o, 'jobId');
+  if (o.report !== undefined) input.report = bool(o, 'report');
   if (o.date !== undefined) {
     const d = new Date(String(o.date));
     if (Number.isNaN(d.getTime())) throw new BadRequest('"date" must be an ISO date');

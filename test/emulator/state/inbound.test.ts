@@ -15,6 +15,27 @@ describe('emulator state: received messages', () => {
     assert.deepEqual(typed<Rec[]>(state, 'information', 'QueryReceivedNewSMS', {}).Value, []);
   });
 
+  it('injectInbound({ report: true }) writes a record flagged Report = 1 (typed and older service)', () => {
+    const state = makeState();
+    state.injectInbound({ from: '+491', text: 'message' });
+    state.injectInbound({ from: '+492', text: 'status', report: true });
+    const typedRecords = typed<Rec[]>(state, 'information', 'QueryReceivedSMSByJobCaption', {
+      Caption: '',
+      StartDate: null,
+    }).Value!;
+    assert.deepEqual(
+      typedRecords.map((m) => [m['Text'], m['Report']]),
+      [
+        ['message', 0],
+        ['status', 1],
+      ],
+    );
+    assert.equal(
+      legacy(state, 'GetNewRecivedSMS2', {}),
+      '+491;message;2026-11-22 10:00:00;0\n+492;status;2026-11-22 10:00:00;1\n',
+    );
+  });
+
   it('shares the collected flag with the legacy GetNewRecivedSMS2', () => {
     const state = makeState();
     state.injectInbound({ from: '+491', text: 'one' });

@@ -49,6 +49,7 @@ describe('emulator wire: control API', () => {
       ).json,
       { id: 7 },
     );
+    await call('POST', '/_emulator/inbound', { from: '+491702', text: 'status', report: true });
     await call('POST', '/_emulator/advance', { ms: 5000 });
     assert.deepEqual((await call('POST', '/_emulator/finish')).json, { finished: 3 });
     await call('POST', '/_emulator/balance', { user: 'demo', balance: 12.5 });
@@ -58,6 +59,7 @@ describe('emulator wire: control API', () => {
     await call('POST', '/_emulator/subscriber', { number: '+491701', state: 'unreachable' });
     assert.deepEqual(backend.controlCalls, [
       ['injectInbound', { from: '+491701', text: 'hi', jobId: 3, date: new Date('2026-11-22T10:00:00Z') }],
+      ['injectInbound', { from: '+491702', text: 'status', report: true }],
       ['advance', 5000],
       ['finishJobs'],
       ['setBalance', 'demo', 12.5],
@@ -75,6 +77,7 @@ describe('emulator wire: control API', () => {
       ['/_emulator/lock', { user: 'demo', locked: 'yes' }],
       ['/_emulator/subscriber', { number: '1', state: 'gone' }],
       ['/_emulator/inbound', { text: 'no sender' }],
+      ['/_emulator/inbound', { from: '+491701', text: 'x', report: 1 }],
     ] as const) {
       const r = await call('POST', p, body);
       assert.equal(r.status, 400, p);
