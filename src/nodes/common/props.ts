@@ -25,11 +25,15 @@ export const evaluateProperty = promised(evaluateNow);
 const PLAIN_NAME = /^[A-Za-z_$][\w$]*$/;
 const SPECIAL = new Set(['__proto__', 'constructor', 'prototype']);
 
+/** The reason in an error: JSONata throws plain objects ({ code, position, message }), not Errors. */
+function reasonOf(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  const message = (err as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(err);
+}
+
 const cannotEvaluate = (t: string, value: string, err: unknown): GatewayError =>
-  new GatewayError(
-    'VALIDATION',
-    `cannot evaluate ${t} "${value}": ${err instanceof Error ? err.message : String(err)}`,
-  );
+  new GatewayError('VALIDATION', `cannot evaluate ${t} "${value}": ${reasonOf(err)}`);
 
 /**
  * evaluateProperty without a promise where Node-RED answers at once (every type but context stores and

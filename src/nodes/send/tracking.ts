@@ -60,10 +60,23 @@ export function setupTracking(
         if (jobs.length > 1) node.warn(RED._(sharedKey('errors.trackSplit'), { count: jobs.length }));
         return;
       }
-      const context = RED.util.cloneMessage(msg) as Record<string, unknown>;
-      // Replaced by the outcome anyway; an Output elsewhere leaves the payload as it came.
-      if (output.property === 'payload') delete context.payload;
+      const context = trackingContext(RED, msg, output);
       tracker.track({ jobId: outcome.JobId, owner: node.id, recipients, timeoutMs, context });
     },
   };
+}
+
+/**
+ * What a delivery outcome's msg is built from: a deep copy of the sent msg (RED.util.cloneMessage: the flow may
+ * change the original once it has moved on; an http-in msg's req/res stay shared). Without its payload when the
+ * outcome goes there anyway; an Output elsewhere keeps the payload as it came.
+ */
+export function trackingContext(
+  RED: NodeAPI,
+  msg: NodeMessageInFlow,
+  output: NodeOutput,
+): Record<string, unknown> {
+  const context = RED.util.cloneMessage(msg) as Record<string, unknown>;
+  if (output.property === 'payload') delete context.payload;
+  return context;
 }
