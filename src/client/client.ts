@@ -9,7 +9,7 @@ import { createDispatcher } from '../transport/dispatcher';
 import { DEFAULT_MAX_RESPONSE_BYTES, exchange, type BodyConsumer, type HttpRequest } from '../transport/http';
 import { methodName } from './names';
 import { NamespaceCache } from './namespaces';
-import type { CallOptions, GatewayClientOptions } from './options';
+import type { CallOptions, GatewayClientOptions, GatewayWarning } from './options';
 import { typedOutcome } from './outcome';
 import { consumerFor } from './response';
 import { cleanCause, makeCleaner } from './secrets';
@@ -21,6 +21,7 @@ import type {
   SendMethods,
 } from './types.generated';
 import { validateParams } from './validate';
+import { recordSeparator, withRecordSeparator } from './separator';
 import { FlowControl } from '../reliability/flow-control';
 import { captionParamOf, duplicateOf, lookupJob, recoveredValue } from '../reliability/job-lookup';
 import {
@@ -168,6 +169,7 @@ export class GatewayClient {
   private readonly referenceOptions: ResolvedReferenceOptions | undefined;
   private readonly legacySeparator: string;
   private readonly ownsFlow: boolean;
+  private readonly onWarning: ((w: GatewayWarning) => void) | undefined;
   private closed = false;
   private readonly lifetime = new AbortController();
 
@@ -210,7 +212,12 @@ export class GatewayClient {
     const reference = options.reference ?? REFERENCE_BY_DEFAULT;
     this.referenceOptions =
       reference === false ? undefined : resolveReferenceOptions(reference === true ? undefined : reference);
-    this.legacySeparator = options.legacySeparator || '\n';
+    try {
+      this.legacySeparator = recordSeparator(options.legacySeparator);
+    } catch (e) {
+      configError(`legacySeparator: ${(e as Error).message}`);
+    }
+    this.onWarning = typeof options.onWarning === 'function' ? options.onWarning : undefined;
     this.ownsFlow = options.flowControl !== undefined && !(options.flowControl instanceof FlowControl);
     this.flow =
       options.flowControl instanceof FlowControl
@@ -302,7 +309,7 @@ export class GatewayClient {
       throw new GatewayError('CONFIG', 'client is closed', { service, operation, ambiguous: false });
     const values = this.withCredentials(
       op,
-      validateParams(op, params, { maxRecipients: this.maxRecipients }),
+      withRecordSeparator(op, validateParams(op, params, { maxRecipients: this.maxRecipients })),
     );
     const clean = this.cleanerFor(op, values);
     // A caller-given reference (the outbox) asks for the lookup even where safe retries are off.
@@ -352,7 +359,7 @@ export class GatewayClient {
       const lop = findOperation(service, operation)!;
       const lvalues = this.withCredentials(
         lop,
-        validateParams(lop, params, { maxRecipients: this.maxRecipients }),
+        withRecordSeparator(lop, validateParams(lop, params, { maxRecipients: this.maxRecipients })),
       );
       return this.once(lop, lvalues, this.cleanerFor(lop, lvalues), perRequest, false);
     };
@@ -419,7 +426,8 @@ export class GatewayClient {
         headers: wire.headers,
         body: wire.body,
       };
-      const ctx = { op, transport: this.transport, zoneless: this.zoneless, clean };
+      const warn = this.warnerFor(options, clean);
+      const ctx = { op, transport: this.transport, zoneless: this.zoneless, clean, warn };
       const send = (): Promise<unknown> =>
         exchange(this.dispatcher, req, {
           origin: this.origin,
@@ -432,11 +440,29 @@ export class GatewayClient {
         });
       // Sends are never repeated here (safe-send decides): no retry loop around them.
       const decoded = await (retryable(op) ? this.withRetries(true, scope, send) : send());
-      const result = op.result.legacy ? this.parseLegacy(op, decoded, values, clean) : decoded;
+      const result = op.result.legacy ? this.parseLegacy(op, decoded, values, clean, warn) : decoded;
       return typed ? typedOutcome(op, result, clean) : result;
     } catch (e) {
       throw this.sanitize(e, op, clean);
     }
+  }
+
+  /**
+   * Who hears this call's warnings: the client's listener and the call's (undefined when nobody listens: the
+   * decoder then builds no warning at all). Texts from the answer are cleaned like error texts.
+   */
+  private warnerFor(
+    options: CallOptions | undefined,
+    clean: (s: string) => string,
+  ): ((w: GatewayWarning) => void) | undefined {
+    const own = this.onWarning;
+    const call = typeof options?.onWarning === 'function' ? options.onWarning : undefined;
+    if (!own && !call) return undefined;
+    return (w) => {
+      const safe = { ...w, value: clean(w.value), message: clean(w.message) };
+      own?.(safe);
+      call?.(safe);
+    };
   }
 
   /** The client's cleaner, or one that also masks a password passed as a parameter of this call. */
@@ -470,16 +496,18 @@ export class GatewayClient {
     decoded: unknown,
     params: Record<string, unknown>,
     clean: (s: string) => string,
+    warn: ((w: GatewayWarning) => void) | undefined,
   ): unknown {
     const raw = typeof decoded === 'string' ? decoded : '';
     const separator =
       typeof params.Trennzeichen === 'string' && params.Trennzeichen ? params.Trennzeichen : undefined;
     try {
-      return parseLegacyResult(
-        op.result.legacy!,
-        raw,
-        separator ? { separator, zoneless: this.zoneless } : { zoneless: this.zoneless },
-      );
+      return parseLegacyResult(op.result.legacy!, raw, {
+        ...(separator ? { separator } : {}),
+        zoneless: this.zoneless,
+        warn,
+        operation: op.name,
+      });
     } catch (e) {
       const message = e instanceof GatewayError ? e.message : `unreadable result string: ${String(e)}`;
       // An unreadable answer to a send may hide a message that was accepted.

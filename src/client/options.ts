@@ -4,8 +4,16 @@ import type { Transport } from '../soap/request';
 import type { FlowControl, FlowControlOptions } from '../reliability/flow-control';
 import type { ReferenceOptions } from '../reliability/reference';
 import type { SafeRetryOptions } from '../reliability/safe-send';
+import type { DecodeWarning } from '../soap/warnings';
 
 export type { Transport };
+
+/**
+ * What the client read past instead of failing an answer: a value that does not fit its declared type (kept as
+ * its raw text in the record), an unknown element (skipped), or an older-service record kept raw. Reported once
+ * per field and answer. docs/assumptions.md lists what each type keeps.
+ */
+export type GatewayWarning = DecodeWarning;
 
 /** Options of `new GatewayClient(...)`. */
 export interface GatewayClientOptions {
@@ -67,6 +75,8 @@ export interface GatewayClientOptions {
    * FlowControl instance to share it between clients.
    */
   flowControl?: FlowControlOptions | FlowControl;
+  /** Told of every warning of every call (values kept as raw text, unknown elements skipped); see GatewayWarning. */
+  onWarning?: (warning: GatewayWarning) => void;
 }
 
 /** Per-call options. */
@@ -79,4 +89,6 @@ export interface CallOptions {
   reference?: string;
   /** Typed sends: the job may exist already (e.g. an outbox entry): look it up before sending. */
   lookupFirst?: boolean;
+  /** Told of this call's warnings (besides the client's `onWarning`). */
+  onWarning?: (warning: GatewayWarning) => void;
 }

@@ -8,6 +8,7 @@ import { GatewayError } from '../errors';
 import { createResponseDecoder } from '../soap/decode';
 import type { Transport } from '../soap/request';
 import type { BodyConsumer, ResponseHead } from '../transport/http';
+import type { WarningSink } from '../soap/warnings';
 import { cleanCause } from './secrets';
 
 const EXCERPT_BYTES = 2048;
@@ -19,6 +20,8 @@ export interface ResponseContext {
   transport: Transport;
   zoneless: 'utc' | 'local';
   clean: (s: string) => string;
+  /** Told of values kept as raw text and unknown elements skipped (undefined: nobody listens). */
+  warn?: WarningSink | undefined;
 }
 
 /** Keeps the first bytes of a body for error messages without copying the rest. */
@@ -80,7 +83,11 @@ function enrich(err: unknown, ctx: ResponseContext, status: number, excerpt: Exc
 }
 
 function decoding(ctx: ResponseContext, status: number): BodyConsumer<unknown> {
-  const decoder = createResponseDecoder(ctx.op, { transport: ctx.transport, zoneless: ctx.zoneless });
+  const decoder = createResponseDecoder(ctx.op, {
+    transport: ctx.transport,
+    zoneless: ctx.zoneless,
+    warn: ctx.warn,
+  });
   const excerpt = new Excerpt();
   return {
     write(chunk) {

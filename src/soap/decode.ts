@@ -7,10 +7,21 @@
 import type { OperationDef } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import { NS } from './ns';
-import { COMPLEX, type FieldPlan, LIST, PRIM, READ_INT, READ_STRING, type Plan, planOf } from './plan';
+import {
+  COMPLEX,
+  type FieldPlan,
+  LIST,
+  PRIM,
+  READ_INT,
+  READ_STRING,
+  type Plan,
+  type PrimPlan,
+  planOf,
+} from './plan';
 import { readInt } from './read-values';
 import type { Transport } from './request';
 import { Utf8Chunks } from './utf8-chunks';
+import { WarnOnce, type WarningSink } from './warnings';
 import { XmlScanner, decodeText } from './xml-scanner';
 
 export interface ResponseDecoder {
@@ -22,6 +33,8 @@ export interface DecodeOptions {
   transport: Transport;
   /** How to read a dateTime without zone: as UTC (default) or as this process's local time. */
   zoneless?: 'utc' | 'local';
+  /** Told (once per field and answer) of values kept as raw text and of unknown elements skipped. */
+  warn?: WarningSink | undefined;
 }
 
 // Frame modes.
@@ -58,6 +71,8 @@ class Frame {
   ns: NsScope = ROOT_NS;
   /** COMPLEX values: index of the field expected next (fields usually arrive in declaration order). */
   next = 0;
+  /** SOAP-encoded (an id or an encoding attribute): array items may have any name. */
+  encoded = false;
 }
 
 interface PendingRef {
@@ -147,11 +162,13 @@ class Decoder implements ResponseDecoder {
   /** The first chunks, kept for an error's body excerpt (copied only then). */
   private readonly head: Uint8Array[] = [];
   private headBytes = 0;
+  private readonly warnings: WarnOnce;
 
   constructor(
     private readonly op: OperationDef,
     opts: DecodeOptions,
   ) {
+    this.warnings = new WarnOnce(opts.warn, op.service, op.name);
     this.soap = opts.transport === 'soap11' || opts.transport === 'soap12';
     this.resultPlan = planOf(op.result.type, opts.zoneless ?? 'utc');
     this.wrapperName = `${op.name}Response`;
@@ -223,6 +240,7 @@ class Decoder implements ResponseDecoder {
     f.nil = false;
     f.ref = false;
     f.id = null;
+    f.encoded = false;
     const refId = attrs === null ? null : this.scanAttributes(f, attrs);
     switch (parent.mode) {
       case VALUE: {
@@ -241,12 +259,18 @@ class Decoder implements ResponseDecoder {
           }
           field ??=
             plan.fields.get(name) ?? (name.indexOf(':') < 0 ? undefined : plan.fields.get(localOf(name)));
-          if (field === undefined || parent.value === undefined) f.mode = SKIP;
+          if (parent.value === undefined) f.mode = SKIP;
+          else if (field === undefined) this.skipUnknown(f, plan.name, name);
           else this.openValue(f, field.plan, parent.value as Container, field.name, refId);
-        } else if (plan.k === LIST && parent.value !== undefined) {
-          // Item names are not checked: literal lists name them after the type, encoded arrays `Item`.
-          this.openValue(f, plan.item, parent.value as Container, PUSH, refId);
-        } else f.mode = SKIP;
+        } else if (plan.k === LIST) {
+          if (parent.value === undefined) f.mode = SKIP;
+          // Literal lists name their items after the type (XmlSerializer skips any other element); encoded
+          // arrays name them freely (`Item`).
+          else if (parent.encoded || name === plan.itemName || localOf(name) === plan.itemName)
+            this.openValue(f, plan.item, parent.value as Container, PUSH, refId);
+          else this.skipUnknown(f, this.pathOf(d - 1), name);
+        } else if (parent.nil || parent.ref) f.mode = SKIP;
+        else this.skipUnknown(f, this.pathOf(d - 1), name);
         return;
       }
       case SKIP:
@@ -270,7 +294,7 @@ class Decoder implements ResponseDecoder {
           f.collect = true;
         } else if (local === this.resultName) {
           this.openValue(f, this.resultPlan, this.holder, 'v', refId);
-        } else f.mode = SKIP;
+        } else this.skipUnknown(f, this.wrapperName, name);
         return;
       }
       case FAULT: {
@@ -314,7 +338,10 @@ class Decoder implements ResponseDecoder {
       const i = k.indexOf(':');
       if (i < 0) {
         if (k === 'href') refId = v.charCodeAt(0) === 35 ? v.slice(1) : v;
-        else if (k === 'id') f.id = v;
+        else if (k === 'id') {
+          f.id = v;
+          f.encoded = true;
+        }
         continue;
       }
       if (isDeclaration(k)) continue;
@@ -323,6 +350,7 @@ class Decoder implements ResponseDecoder {
       if (uri === NS.xsi) {
         if ((local === 'nil' || local === 'null') && (v.trim() === 'true' || v.trim() === '1')) f.nil = true;
       } else if (uri === NS.enc12 || uri === NS.enc11) {
+        f.encoded = true;
         if (local === 'id') f.id = v;
         else if (local === 'ref') refId = v.charCodeAt(0) === 35 ? v.slice(1) : v;
       }
@@ -431,6 +459,31 @@ class Decoder implements ResponseDecoder {
     }
   }
 
+  /** A value that does not fit its type keeps its raw text (one odd field must not cost the whole page). */
+  private oddValue(plan: PrimPlan, text: string): string {
+    this.warnings.oddValue(this.pathOf(this.depth + 1), text, plan.type);
+    return text;
+  }
+
+  /** Skips an element the catalogue does not know where it appears, as XmlSerializer does, with a warning. */
+  private skipUnknown(f: Frame, where: string, name: string): void {
+    f.mode = SKIP;
+    this.warnings.unknownElement(where, localOf(name));
+  }
+
+  /** A readable name of the value at stack depth d: `SMSReport.Date`, `SOAPResponseOfDouble.Value`, `…[]`. */
+  private pathOf(d: number): string {
+    const f = this.stack[d] as Frame;
+    const parent = d > 0 ? (this.stack[d - 1] as Frame) : undefined;
+    if (parent?.mode === VALUE) {
+      const plan = parent.plan as Plan;
+      if (plan.k === COMPLEX) return `${plan.name}.${String(f.key)}`;
+      if (plan.k === LIST) return `${this.pathOf(d - 1)}[]`;
+    }
+    const own = f.plan;
+    return own?.k === COMPLEX ? own.name : this.resultName;
+  }
+
   private onClose(): void {
     const f = this.stack[this.depth] as Frame;
     this.depth--;
@@ -440,7 +493,15 @@ class Decoder implements ResponseDecoder {
         const plan = f.plan as Plan;
         if (plan.k === PRIM) {
           const text = f.text;
-          const v = plan.r === READ_STRING ? text : plan.r === READ_INT ? readInt(text) : plan.read(text);
+          let v: unknown;
+          if (plan.r === READ_STRING) v = text;
+          else {
+            try {
+              v = plan.r === READ_INT ? readInt(text) : plan.read(text);
+            } catch {
+              v = this.oddValue(plan, text);
+            }
+          }
           if (f.id === null && f.target !== null) put(f.target, f.key, v);
           else this.deliver(f, v);
         } else if (plan.k === COMPLEX) {

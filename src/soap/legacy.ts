@@ -1,17 +1,24 @@
 /**
  * The older service's result strings (legacy-string-service.md): send results, the balance and the
  * delimited record lists. Parsing is tolerant (CRLF, decimal comma, several date layouts, a semicolon where
- * the spec shows GetRecivedSMS2's comma); text that fits no known shape is a GatewayError('PARSE').
+ * the spec shows GetRecivedSMS2's comma). A field that is not the number, date or flag it should be keeps its
+ * raw text, a record without its fields is kept as `{ raw }` (each with a warning): one odd record never costs
+ * the others. Only a send or balance answer that fits no known shape is a GatewayError('PARSE').
  */
 import type { LegacyResultKind } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import { dateReader } from './read-values';
+import { WarnOnce, type WarningSink } from './warnings';
 
 export interface LegacyParseOptions {
   /** The record separator the caller passed as Trennzeichen (GetJobs1 & co.); default newline. */
   separator?: string;
   /** How to read dates without zone (all of this service's dates): as UTC (default) or local time. */
   zoneless?: 'utc' | 'local';
+  /** Told (once per field) of fields kept as raw text and records kept as `{ raw }`. */
+  warn?: WarningSink | undefined;
+  /** The operation named in warnings (default: the result kind). */
+  operation?: string;
 }
 
 export type LegacyResult = { raw: string } & Record<string, unknown>;
@@ -121,18 +128,50 @@ const isBlank = (s: string): boolean => {
   return true;
 };
 
-/** Fields per record of the kinds whose record separator the caller chooses (GetJobs1 & co.). */
-const JOB_FIELDS = 4;
+/** CR LF and a lone CR as LF: XML readers on either side may turn one into the other. */
+const lineBreaksAsLf = (s: string): string => (s.indexOf('\r') < 0 ? s : s.replace(/\r\n?/g, '\n'));
 
-function splitRecords(raw: string, separator: string | undefined): string[] {
-  if (separator === ';') return regroupFields(raw);
-  const sep =
-    separator === undefined || separator === '' || separator === '\n' || separator === '\r\n'
-      ? '\n'
-      : separator;
+/** `digits;` at the start (blanks allowed before): how every GetJobs1 record begins (its JobId). */
+function startsJob(s: string): boolean {
+  let i = 0;
+  while (i < s.length && s.charCodeAt(i) <= 32) i++;
+  const first = i;
+  while (i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57) i++;
+  return i > first && s.charCodeAt(i) === 59;
+}
+
+const isDigits = (s: string): boolean => {
+  const t = s.trim();
+  if (t === '') return false;
+  for (let i = 0; i < t.length; i++) if (t.charCodeAt(i) < 48 || t.charCodeAt(i) > 57) return false;
+  return true;
+};
+
+const DATE_START = /^\s*\d{1,4}[-./]\d{1,2}[-./]\d{1,4}/;
+
+/**
+ * Splits a list answer into records. Line breaks are one separator whatever their form. For GetJobs1 (`jobs`)
+ * with the caller's Trennzeichen, a piece that does not begin like a record (`JobId;`) continues the one before:
+ * a caption holding the separator stays whole, and two records are never merged (each begins with its JobId).
+ */
+function splitRecords(raw: string, separator: string | undefined, jobs: boolean): string[] {
+  if (separator === ';' && jobs) return regroupFields(raw);
+  const text = lineBreaksAsLf(raw);
+  const sep = separator === undefined || separator === '' ? '\n' : lineBreaksAsLf(separator);
+  const lines = /^\n+$/.test(sep);
+  const pieces = text.split(lines ? '\n' : sep);
   const out: string[] = [];
-  for (const part of raw.split(sep)) {
-    const r = stripLineBreaks(part);
+  for (let i = 0; i < pieces.length; i++) {
+    let r = pieces[i] as string;
+    if (jobs) {
+      while (
+        i + 1 < pieces.length &&
+        !startsJob(pieces[i + 1] as string) &&
+        !isBlank(pieces[i + 1] as string)
+      )
+        r += (lines ? '\n' : sep) + (pieces[++i] as string);
+    }
+    r = stripLineBreaks(r);
     if (!isBlank(r)) out.push(r);
   }
   return out;
@@ -140,13 +179,29 @@ function splitRecords(raw: string, separator: string | undefined): string[] {
 
 /**
  * A caller who picks `;` as Trennzeichen gets records ending in the field separator itself
- * (`1;a;0.09;date;2;b;0.09;date;`): the only way to read that back is to count fields.
+ * (`1;a;0.09;date;2;b;0.09;date;`): they are read back by their shape. Four fields each, unless the caption holds
+ * semicolons: then a record ends at the first `cost;date` followed by the next JobId (or the end).
  */
 function regroupFields(raw: string): string[] {
-  const parts = stripLineBreaks(raw).split(';');
+  const parts = stripLineBreaks(lineBreaksAsLf(raw)).split(';');
   while (parts.length > 0 && isBlank(parts[parts.length - 1] as string)) parts.pop();
+  const n = parts.length;
+  const ends = (k: number): boolean => k + 1 >= n || isDigits(parts[k + 1] as string);
   const out: string[] = [];
-  for (let i = 0; i < parts.length; i += JOB_FIELDS) out.push(parts.slice(i, i + JOB_FIELDS).join(';'));
+  for (let i = 0; i < n;) {
+    let k = i + 3;
+    if (k < n && !ends(k)) {
+      for (let j = k + 1; j < n; j++) {
+        if (DATE_START.test(parts[j] as string) && ends(j)) {
+          k = j;
+          break;
+        }
+      }
+    }
+    k = Math.min(k, n - 1);
+    out.push(parts.slice(i, k + 1).join(';'));
+    i = k + 1;
+  }
   return out;
 }
 
@@ -188,10 +243,47 @@ function readDate(text: string, zoneless: 'utc' | 'local'): Date {
   return d ?? parseLegacyDate(text, zoneless);
 }
 
-type RecordParser = (record: string, zoneless: 'utc' | 'local') => Record<string, unknown>;
+/** How one answer's records are read: the zone of its dates and who hears of fields kept raw. */
+interface Reading {
+  zoneless: 'utc' | 'local';
+  warnings: WarnOnce;
+}
+
+/** A number field; text that is no number is kept as it is, with a warning. */
+function num(text: string, field: string, c: Reading): number | string {
+  try {
+    return parseNumber(text, field);
+  } catch (e) {
+    if (!(e instanceof LegacyFormatError)) throw e;
+    c.warnings.oddValue(field, text, 'number');
+    return text;
+  }
+}
+
+function date(text: string, field: string, c: Reading): Date | string {
+  try {
+    return readDate(text, c.zoneless);
+  } catch (e) {
+    if (!(e instanceof LegacyFormatError)) throw e;
+    c.warnings.oddValue(field, text, 'date');
+    return text;
+  }
+}
+
+function flag(text: string, field: string, c: Reading): boolean | string {
+  try {
+    return parseFlag(text);
+  } catch (e) {
+    if (!(e instanceof LegacyFormatError)) throw e;
+    c.warnings.oddValue(field, text, 'flag');
+    return text;
+  }
+}
+
+type RecordParser = (record: string, c: Reading) => Record<string, unknown>;
 
 const RECORDS: Record<Exclude<LegacyResultKind, 'send' | 'balance'>, RecordParser> = {
-  receivedSms2: (r, z) => {
+  receivedSms2: (r, c) => {
     // `ID,JobId;Sender;message;date`: the spec shows a comma after ID; a semicolon is accepted too.
     const comma = r.indexOf(',');
     const semi = r.indexOf(';');
@@ -199,52 +291,70 @@ const RECORDS: Record<Exclude<LegacyResultKind, 'send' | 'balance'>, RecordParse
     if (cut < 0) throw new LegacyFormatError('expected ID,JobId;Sender;message;date');
     const f = fields(r.slice(cut + 1), 2, 1);
     return {
-      id: parseNumber(r.slice(0, cut), 'ID'),
-      jobId: parseNumber(f.head[0] as string, 'JobId'),
+      id: num(r.slice(0, cut), 'id', c),
+      jobId: num(f.head[0] as string, 'jobId', c),
       sender: (f.head[1] as string).trim(),
       message: f.middle,
-      date: readDate(f.tail[0] as string, z),
+      date: date(f.tail[0] as string, 'date', c),
     };
   },
-  recivedSms2: (r, z) => {
+  recivedSms2: (r, c) => {
     const parts = r.split(';');
     if (parts.length < 3) throw new LegacyFormatError('expected Sender;date;message');
     return {
       sender: (parts[0] as string).trim(),
-      date: readDate(parts[1] as string, z),
+      date: date(parts[1] as string, 'date', c),
       message: parts.slice(2).join(';'),
     };
   },
-  newReceivedSms2: (r, z) => {
+  newReceivedSms2: (r, c) => {
     const f = fields(r, 1, 2);
     return {
       sender: (f.head[0] as string).trim(),
       message: f.middle,
-      date: readDate(f.tail[0] as string, z),
-      isStatusReport: parseFlag(f.tail[1] as string),
+      date: date(f.tail[0] as string, 'date', c),
+      isStatusReport: flag(f.tail[1] as string, 'isStatusReport', c),
     };
   },
-  jobs: (r, z) => {
+  jobs: (r, c) => {
     // `JobId;Caption;cost;sendtime`, the caption may hold semicolons. Sliced directly: lists run to thousands.
     const a = r.indexOf(';');
-    const c = r.lastIndexOf(';');
-    const b = c > a ? r.lastIndexOf(';', c - 1) : -1;
+    const e = r.lastIndexOf(';');
+    const b = e > a ? r.lastIndexOf(';', e - 1) : -1;
     if (a < 0 || b <= a) throw new LegacyFormatError('expected JobId;Caption;cost;sendtime');
     return {
-      jobId: parseNumber(r.slice(0, a), 'JobId'),
+      jobId: num(r.slice(0, a), 'jobId', c),
       caption: r.slice(a + 1, b),
-      cost: parseNumber(r.slice(b + 1, c), 'cost'),
-      sendTime: readDate(r.slice(c + 1), z),
+      cost: num(r.slice(b + 1, e), 'cost', c),
+      sendTime: date(r.slice(e + 1), 'sendTime', c),
     };
   },
 };
 
+/** Each record parsed; one without its fields is kept as `{ raw }` (with a warning), never the whole list lost. */
+function readRecords(kind: keyof typeof RECORDS, text: string, separator: string | undefined, c: Reading) {
+  const parse = RECORDS[kind];
+  const out: Record<string, unknown>[] = [];
+  for (const r of splitRecords(text, separator, kind === 'jobs')) {
+    try {
+      out.push(parse(r, c));
+    } catch (e) {
+      if (!(e instanceof LegacyFormatError)) throw e;
+      c.warnings.oddRecord('record', r, `is not a ${kind} record (${e.message})`);
+      out.push({ raw: r });
+    }
+  }
+  return out;
+}
+
 /**
  * Reads a result string of the older service:
  * - send: `OK <id>` → `{ raw, ok: true, id }` (id as text), `Error <text>` → `{ raw, ok: false, error }`;
- * - balance: `{ raw, ok: true, balance }` (tolerates `OK 12.5`, `12,5`);
- * - record lists: `{ raw, ok: true, records: [...] }` with numbers and dates parsed.
- * Any kind answering `Error <text>` gives `{ raw, ok: false, error }`. Throws GatewayError('PARSE') otherwise.
+ * - balance: `{ raw, ok: true, balance }` (tolerates `OK 12.5`, `12,5`; other text is kept, with a warning);
+ * - record lists: `{ raw, ok: true, records: [...] }` with numbers and dates parsed; a field that does not
+ *   parse keeps its text, a record without its fields is `{ raw }` (each with a warning).
+ * Any kind answering `Error <text>` gives `{ raw, ok: false, error }`. A send answer of no known shape throws
+ * GatewayError('PARSE').
  */
 export function parseLegacyResult(
   kind: LegacyResultKind,
@@ -254,7 +364,10 @@ export function parseLegacyResult(
   const text = raw ?? '';
   const err = ERROR_RE.exec(text);
   if (err) return { raw: text, ok: false, error: err[1] ?? '' };
-  const zoneless = opts.zoneless ?? 'utc';
+  const c: Reading = {
+    zoneless: opts.zoneless ?? 'utc',
+    warnings: new WarnOnce(opts.warn, 'legacy', opts.operation ?? kind),
+  };
   try {
     switch (kind) {
       case 'send': {
@@ -264,16 +377,11 @@ export function parseLegacyResult(
       }
       case 'balance': {
         const ok = OK_RE.exec(text);
-        return { raw: text, ok: true, balance: parseNumber(ok ? (ok[1] ?? '') : text, 'balance') };
+        return { raw: text, ok: true, balance: num(ok ? (ok[1] ?? '') : text, 'balance', c) };
       }
       default: {
-        const parse = RECORDS[kind];
-        if (!parse) throw new LegacyFormatError(`unknown result kind ${String(kind)}`);
-        return {
-          raw: text,
-          ok: true,
-          records: splitRecords(text, opts.separator).map((r) => parse(r, zoneless)),
-        };
+        if (!(kind in RECORDS)) throw new LegacyFormatError(`unknown result kind ${String(kind)}`);
+        return { raw: text, ok: true, records: readRecords(kind, text, opts.separator, c) };
       }
     }
   } catch (e) {

@@ -28,6 +28,8 @@ export interface PrimPlan {
   readonly k: typeof PRIM;
   readonly r: typeof READ_STRING | typeof READ_INT | typeof READ_OTHER;
   readonly read: Reader;
+  /** The XML type's name, for warnings (`int`, `dateTime`, `enum`). */
+  readonly type: string;
 }
 
 export interface FieldPlan {
@@ -48,6 +50,8 @@ export interface ComplexPlan {
 export interface ListPlan {
   readonly k: typeof LIST;
   readonly item: Plan;
+  /** The element name of a literal list's items (`SMSReport`, `string`); encoded arrays name them freely. */
+  readonly itemName: string;
 }
 
 export type Plan = PrimPlan | ComplexPlan | ListPlan;
@@ -76,19 +80,20 @@ class PlanCache {
   private readonly prims: Record<string, PrimPlan>;
 
   constructor(zoneless: Zoneless) {
-    const p = (read: Reader): PrimPlan => ({
+    const p = (read: Reader, type: string): PrimPlan => ({
       k: PRIM,
       r: read === readString ? READ_STRING : read === readInt ? READ_INT : READ_OTHER,
       read,
+      type,
     });
     this.prims = {
-      string: p(readString),
-      int: p(readInt),
-      double: p(readDouble),
-      boolean: p(readBoolean),
-      dateTime: p(dateReader(zoneless)),
-      base64Binary: p(readBase64),
-      enum: p(readEnum),
+      string: p(readString, 'string'),
+      int: p(readInt, 'int'),
+      double: p(readDouble, 'double'),
+      boolean: p(readBoolean, 'boolean'),
+      dateTime: p(dateReader(zoneless), 'dateTime'),
+      base64Binary: p(readBase64, 'base64Binary'),
+      enum: p(readEnum, 'enum'),
     };
   }
 
@@ -99,7 +104,7 @@ class PlanCache {
       case 'enum':
         return this.prims.enum as PrimPlan;
       case 'list':
-        return { k: LIST, item: this.plan(type.item) };
+        return { k: LIST, item: this.plan(type.item), itemName: type.itemElement };
       case 'complex':
         return this.complexPlan(type.name);
     }

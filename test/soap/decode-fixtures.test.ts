@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { GatewayError } from '../../src/errors';
+import type { DecodeWarning } from '../../src/soap/warnings';
 import { decodeChunks, normalize, op, responseCases, thrown } from './helpers';
 
 describe('soap/decode: hand-written response fixtures', () => {
@@ -17,8 +18,19 @@ describe('soap/decode: hand-written response fixtures', () => {
           if (c.error.bodyIncludes !== undefined && splits.length === 0)
             assert.ok(e.body?.includes(c.error.bodyIncludes), e.body);
         } else {
-          const result = decodeChunks(operation, c.transport, c.xml, splits, c.zoneless);
+          const warnings: DecodeWarning[] = [];
+          const result = decodeChunks(operation, c.transport, c.xml, splits, c.zoneless, (w) =>
+            warnings.push(w),
+          );
           assert.deepStrictEqual(normalize(result), c.result);
+          assert.deepStrictEqual(
+            warnings.map((w) => ({ kind: w.kind, field: w.field, value: w.value })),
+            c.warnings ?? [],
+          );
+          for (const w of warnings) {
+            assert.equal(w.operation, operation.name);
+            assert.ok(w.message.startsWith(`${operation.name}: `) && w.message.includes(w.value), w.message);
+          }
         }
       };
       it(c.about, () => check([]));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { findOperation } from '../../src/catalogue';
 import { GatewayError } from '../../src/errors';
 import { createResponseDecoder } from '../../src/soap/decode';
+import type { DecodeWarning } from '../../src/soap/warnings';
 import { decodeChunks, normalize, thrown } from './helpers';
 
 const balance2 = findOperation('legacy', 'QueryBalance2')!;
@@ -49,8 +50,110 @@ describe('soap/decode', () => {
     assert.deepEqual(read('2026-11-22T10:00:00.123456789-01:00'), { $date: '2026-11-22T11:00:00.123Z' });
     assert.deepEqual(read('2028-02-29T00:00:00'), { $date: '2028-02-29T00:00:00.000Z' });
     assert.deepEqual(read('0001-01-01T00:00:00Z'), null);
-    parseError(() => decodeChunks(dlr, 'soap11', Buffer.from(dlrEnvelope('<Date>22.11.2026</Date>'))));
-    parseError(() => decodeChunks(dlr, 'soap11', Buffer.from(dlrEnvelope('<Date />'))));
+    // Not a dateTime: the raw text is kept (see the tolerant decoding tests below).
+    assert.equal(read('22.11.2026'), '22.11.2026');
+    assert.equal(read(''), '');
+  });
+
+  describe('tolerant decoding: one odd value or unknown element never costs the other records', () => {
+    const decodeWarned = (xml: string) => {
+      const warnings: DecodeWarning[] = [];
+      const result = decodeChunks(dlr, 'soap11', Buffer.from(xml), [], undefined, (w) => warnings.push(w));
+      return { value: (result as { Value: Array<Record<string, unknown>> }).Value, warnings };
+    };
+    const page = (records: string[]) =>
+      dlrEnvelope('').replace(
+        '<SMSReport></SMSReport>',
+        records.map((r) => `<SMSReport>${r}</SMSReport>`).join(''),
+      );
+
+    it('a value that does not fit its type keeps its raw text; one warning per field, naming it and the value', () => {
+      const records = Array.from({ length: 200 }, (_, i) =>
+        i === 57
+          ? `<Id>${i}</Id><Date /><DoneDateTimeZoneOffset>+02:00</DoneDateTimeZoneOffset><Sequence>x</Sequence>`
+          : i === 58
+            ? `<Id>${i}</Id><DoneDateTimeZoneOffset>+01:00</DoneDateTimeZoneOffset>`
+            : `<Id>${i}</Id><Date>2026-11-22T10:00:00Z</Date><DoneDateTimeZoneOffset>60</DoneDateTimeZoneOffset>`,
+      );
+      const { value, warnings } = decodeWarned(page(records));
+      assert.equal(value.length, 200);
+      assert.deepEqual(
+        value.map((r) => r.Id),
+        Array.from({ length: 200 }, (_, i) => i),
+      );
+      assert.equal(value[57]!.DoneDateTimeZoneOffset, '+02:00');
+      assert.equal(value[57]!.Date, '');
+      assert.equal(value[57]!.Sequence, 'x');
+      assert.equal(value[58]!.DoneDateTimeZoneOffset, '+01:00');
+      assert.equal(value[0]!.DoneDateTimeZoneOffset, 60);
+      assert.deepEqual(
+        warnings.map((w) => [w.kind, w.operation, w.field, w.value, w.type]),
+        [
+          ['value', 'QueryReceivedDLR', 'SMSReport.Date', '', 'dateTime'],
+          ['value', 'QueryReceivedDLR', 'SMSReport.DoneDateTimeZoneOffset', '+02:00', 'int'],
+          ['value', 'QueryReceivedDLR', 'SMSReport.Sequence', 'x', 'int'],
+        ],
+      );
+      assert.equal(
+        warnings[1]!.message,
+        'QueryReceivedDLR: SMSReport.DoneDateTimeZoneOffset = "+02:00" is not a valid int; kept as text',
+      );
+    });
+
+    it('an unknown element inside a list is skipped, as XmlSerializer does, not read as a record of defaults', () => {
+      const xml = page(['<Id>1</Id>', '<Id>2</Id>']).replace(
+        '</SMSReport><SMSReport>',
+        '</SMSReport><Other><Id>9</Id></Other><x:Other xmlns:x="urn:y"/><SMSReport>',
+      );
+      const { value, warnings } = decodeWarned(xml);
+      assert.deepEqual(
+        value.map((r) => r.Id),
+        [1, 2],
+      );
+      assert.deepEqual(
+        warnings.map((w) => [w.kind, w.field, w.value, w.message]),
+        [
+          [
+            'element',
+            'SOAPResponseOfListOfSMSReport.Value/Other',
+            'Other',
+            'QueryReceivedDLR: unknown element <Other> in SOAPResponseOfListOfSMSReport.Value skipped',
+          ],
+        ],
+      );
+    });
+
+    it('unknown elements elsewhere (a record, the envelope, the wrapper, inside a value) are skipped with a warning', () => {
+      const xml = dlrEnvelope('<Id>4<b>bold</b></Id><Extra>1</Extra><Recipient>+49</Recipient>')
+        .replace('<StatusCode>', '<Unexpected/><StatusCode>')
+        .replace('<QueryReceivedDLRResult>', '<Note>n</Note><QueryReceivedDLRResult>');
+      const { value, warnings } = decodeWarned(xml);
+      assert.equal(value[0]!.Recipient, '+49');
+      assert.equal(value[0]!.Id, 4);
+      assert.deepEqual(warnings.map((w) => w.field).sort(), [
+        'QueryReceivedDLRResponse/Note',
+        'SMSReport.Id/b',
+        'SMSReport/Extra',
+        'SOAPResponseOfListOfSMSReport/Unexpected',
+      ]);
+    });
+
+    it('without a listener the same records come back, silently', () => {
+      const xml = page(['<Id>1</Id><Sequence>x</Sequence>', '<Id>2</Id>']).replace(
+        '</SMSReport><SMSReport>',
+        '</SMSReport><Other/><SMSReport>',
+      );
+      const result = decodeChunks(dlr, 'soap11', Buffer.from(xml)) as {
+        Value: Array<Record<string, unknown>>;
+      };
+      assert.deepEqual(
+        result.Value.map((r) => [r.Id, r.Sequence]),
+        [
+          [1, 'x'],
+          [2, 0],
+        ],
+      );
+    });
   });
 
   it('an empty body, whitespace or a text/plain error is a PARSE error', () => {

@@ -4,6 +4,7 @@ import { findOperation } from '../../src/catalogue';
 import type { OperationDef, ServiceName } from '../../src/catalogue/types';
 import { createResponseDecoder } from '../../src/soap/decode';
 import type { Transport } from '../../src/soap/request';
+import type { DecodeWarning } from '../../src/soap/warnings';
 
 export const FIXTURES = join(__dirname, '..', 'fixtures');
 
@@ -43,6 +44,8 @@ export interface ResponseCase {
   zoneless?: 'utc' | 'local';
   result?: unknown;
   error?: { code: string; status?: string; message?: string; bodyIncludes?: string };
+  /** The warnings the answer gives (kind, field, value), in order; absent: none. */
+  warnings?: Array<Pick<DecodeWarning, 'kind' | 'field' | 'value'>>;
 }
 
 export function responseCases(): ResponseCase[] {
@@ -64,8 +67,9 @@ export function decodeChunks(
   bytes: Uint8Array,
   splits: number[] = [],
   zoneless?: 'utc' | 'local',
+  warn?: (w: DecodeWarning) => void,
 ): unknown {
-  const d = createResponseDecoder(operation, zoneless ? { transport, zoneless } : { transport });
+  const d = createResponseDecoder(operation, { transport, ...(zoneless ? { zoneless } : {}), warn });
   let at = 0;
   for (const s of [...splits].sort((a, b) => a - b)) {
     if (s <= at || s >= bytes.length) continue;

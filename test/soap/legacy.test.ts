@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { GatewayError } from '../../src/errors';
+import type { DecodeWarning } from '../../src/soap/warnings';
 import { parseLegacyResult } from '../../src/soap/legacy';
 import { normalize, thrown } from './helpers';
 
@@ -32,7 +33,17 @@ describe('soap/legacy result strings', () => {
     assert.equal(parseLegacyResult('balance', '1,234.5').balance, 1234.5);
     assert.equal(parseLegacyResult('balance', '-3').balance, -3);
     assert.equal(parseLegacyResult('balance', 'Error Invalid user').ok, false);
-    assert.equal((thrown(() => parseLegacyResult('balance', 'lots')) as GatewayError).code, 'PARSE');
+    // Not a number: kept as its text, with a warning (a balance node shows what the service said).
+    const warnings: DecodeWarning[] = [];
+    const odd = parseLegacyResult('balance', 'lots', {
+      warn: (w) => warnings.push(w),
+      operation: 'QueryBalance2',
+    });
+    assert.equal(odd.balance, 'lots');
+    assert.deepEqual(
+      warnings.map((w) => [w.kind, w.operation, w.field, w.value]),
+      [['value', 'QueryBalance2', 'balance', 'lots']],
+    );
   });
   it('numbers read in one pass equal Number() of the text, for any digits with or without a point', () => {
     fc.assert(
@@ -91,13 +102,22 @@ describe('soap/legacy result strings', () => {
       { jobId: 100002, caption: 'y', cost: 0.5, sendTime: d('2026-11-22T11:55:58.000Z') },
     ]);
   });
-  it('GetJobs1: an empty caption is kept; a record with too few fields is a PARSE error', () => {
+  it('GetJobs1: an empty caption is kept; a record with too few fields is kept raw, the others read', () => {
     assert.deepEqual(normalize(parseLegacyResult('jobs', '7;;0.5;2026-11-22T10:00:00').records), [
       { jobId: 7, caption: '', cost: 0.5, sendTime: d('2026-11-22T10:00:00.000Z') },
     ]);
-    assert.equal(
-      (thrown(() => parseLegacyResult('jobs', '7;0.5;2026-11-22T10:00:00')) as GatewayError).code,
-      'PARSE',
+    const warnings: DecodeWarning[] = [];
+    const r = parseLegacyResult('jobs', '7;0.5;2026-11-22T10:00:00\n8;b;1;2026-11-22T10:00:00', {
+      warn: (w) => warnings.push(w),
+      operation: 'GetJobs1',
+    });
+    assert.deepEqual(normalize(r.records), [
+      { raw: '7;0.5;2026-11-22T10:00:00' },
+      { jobId: 8, caption: 'b', cost: 1, sendTime: d('2026-11-22T10:00:00.000Z') },
+    ]);
+    assert.deepEqual(
+      warnings.map((w) => [w.kind, w.field, w.value]),
+      [['record', 'record', '7;0.5;2026-11-22T10:00:00']],
     );
   });
   it('an empty list result has no records', () => {
@@ -111,11 +131,72 @@ describe('soap/legacy result strings', () => {
       new Date(2026, 10, 22, 10).getTime(),
     );
   });
-  it('an unreadable record is a PARSE error', () => {
-    assert.equal((thrown(() => parseLegacyResult('jobs', 'x;y;z;2026-11-22')) as GatewayError).code, 'PARSE');
-    assert.equal(
-      (thrown(() => parseLegacyResult('recivedSms2', 'a;31.31.2026;m')) as GatewayError).code,
-      'PARSE',
+  it('fields that do not parse keep their text (one warning per field); the other records are read', () => {
+    const warnings: DecodeWarning[] = [];
+    const warn = (w: DecodeWarning) => warnings.push(w);
+    const jobs = parseLegacyResult('jobs', 'x;y;z;2026-11-22\n9;ok;1;2026-11-22\n10;odd;q;2026-11-22', {
+      warn,
+    });
+    assert.deepEqual(normalize(jobs.records), [
+      { jobId: 'x', caption: 'y', cost: 'z', sendTime: d('2026-11-22T00:00:00.000Z') },
+      { jobId: 9, caption: 'ok', cost: 1, sendTime: d('2026-11-22T00:00:00.000Z') },
+      { jobId: 10, caption: 'odd', cost: 'q', sendTime: d('2026-11-22T00:00:00.000Z') },
+    ]);
+    const inbound = parseLegacyResult(
+      'newReceivedSms2',
+      '+49;hi;31.31.2026;maybe\n+48;yo;2026-11-22 10:00:00;0',
+      {
+        warn,
+      },
     );
+    assert.deepEqual(normalize(inbound.records), [
+      { sender: '+49', message: 'hi', date: '31.31.2026', isStatusReport: 'maybe' },
+      { sender: '+48', message: 'yo', date: d('2026-11-22T10:00:00.000Z'), isStatusReport: false },
+    ]);
+    assert.deepEqual(
+      warnings.map((w) => [w.operation, w.field, w.value, w.type]),
+      [
+        ['jobs', 'jobId', 'x', 'number'],
+        ['jobs', 'cost', 'z', 'number'],
+        ['newReceivedSms2', 'date', '31.31.2026', 'date'],
+        ['newReceivedSms2', 'isStatusReport', 'maybe', 'flag'],
+      ],
+    );
+    assert.throws(
+      () => parseLegacyResult('send', 'Maybe 12'),
+      (e: unknown) => (e as GatewayError).code === 'PARSE',
+    );
+  });
+
+  describe('GetJobs1 record separators (Trennzeichen): records are never merged', () => {
+    const job = (id: number, caption: string) => `${id};${caption};0.09;2026-11-22 10:00:00`;
+    const ids = (raw: string, separator: string) =>
+      (
+        parseLegacyResult('jobs', raw, { separator }).records as Array<{ jobId: unknown; caption: unknown }>
+      ).map((r) => [r.jobId, r.caption]);
+    for (const sep of [';', '|', '\n', '\t', '\r\n', '||', '#~#']) {
+      it(`${JSON.stringify(sep)}: each record read back, also when a caption holds the separator`, () => {
+        const captions = ['plain', `with ${sep} inside`, `${sep}leading`, 'last'];
+        const raw = captions.map((c, i) => job(100 + i, c) + sep).join('');
+        // A caption's own CR LF comes back as LF (line breaks are read in one form).
+        assert.deepEqual(
+          ids(raw, sep),
+          captions.map((c, i) => [100 + i, c.replace(/\r\n/g, '\n')]),
+        );
+      });
+    }
+    it('line breaks are one separator whatever their form (an XML reader may turn CR LF into LF)', () => {
+      const raw = `${job(1, 'a')}\n${job(2, 'b')}\r${job(3, 'c')}\r\n`;
+      for (const sep of ['\n', '\r\n', '\r'])
+        assert.deepEqual(ids(raw, sep), [
+          [1, 'a'],
+          [2, 'b'],
+          [3, 'c'],
+        ]);
+      assert.deepEqual(ids(`${job(1, 'a')}|\n${job(2, 'b')}|\n`, '|\r\n'), [
+        [1, 'a'],
+        [2, 'b'],
+      ]);
+    });
   });
 });

@@ -79,8 +79,11 @@ export function cleanField(text: string, recordSeparator = '\n'): string {
   return out;
 }
 
-/** The caller's record separator: empty means a newline; the escapes `\n`, `\r\n`, `\t` are understood. */
+/**
+ * The caller's record separator, as the real service most likely uses it (docs/assumptions.md): appended
+ * verbatim after each record. No escape is expanded (`\n` typed as two characters stays two characters) and an
+ * empty or omitted value separates nothing, so the records run together: our client never asks for that.
+ */
 export function recordSeparator(text: string | undefined): string {
-  if (!text) return '\n';
-  return text.replace(/\\r/g, '\r').replace(/\\n/g, '\n').replace(/\\t/g, '\t');
+  return text ?? '';
 }

@@ -220,7 +220,7 @@ describe('emulator state: older string service', () => {
     );
   });
 
-  it('GetJobs1 and GetGetJobsWithStatusResult list JobId;Caption;cost;sendtime with the caller’s separator', () => {
+  it('GetJobs1 and GetGetJobsWithStatusResult list JobId;Caption;cost;sendtime + the caller’s separator verbatim', () => {
     const state = makeState({ duplicateWindowMs: 0 });
     const a = okId(legacy(state, 'SendText', { ...text, Caption: 'first;one' }));
     state.finishJobs();
@@ -228,8 +228,18 @@ describe('emulator state: older string service', () => {
     const b = okId(legacy(state, 'SendText', { ...text, Caption: 'second' }));
     const period = { StartDate: '', EndDate: '' };
     assert.equal(
-      legacy(state, 'GetJobs1', { ...period, Trennzeichen: '', JobId: '' }),
+      legacy(state, 'GetJobs1', { ...period, Trennzeichen: '\n', JobId: '' }),
       `${a};first one;1;2026-11-22 10:00:00\n${b};second;1;2026-11-22 11:00:00\n`,
+    );
+    // Empty: nothing between the records (what the real service most likely does; the client never sends it).
+    assert.equal(
+      legacy(state, 'GetJobs1', { ...period, Trennzeichen: '', JobId: '' }),
+      `${a};first one;1;2026-11-22 10:00:00${b};second;1;2026-11-22 11:00:00`,
+    );
+    // Typed as text, `\t` is two characters, and stays two characters.
+    assert.equal(
+      legacy(state, 'GetJobs1', { ...period, Trennzeichen: '\\t', JobId: String(a) }),
+      `${a};first one;1;2026-11-22 10:00:00\\t`,
     );
     assert.equal(
       legacy(state, 'GetGetJobsWithStatusResult', { ...period, Trennzeichen: '|', JobId: String(b) }),
@@ -239,7 +249,7 @@ describe('emulator state: older string service', () => {
       legacy(state, 'GetJobs1', {
         StartDate: '22.11.2026 10:30',
         EndDate: '',
-        Trennzeichen: '\\r\\n',
+        Trennzeichen: '\r\n',
         JobId: '',
       }),
       `${b};second;1;2026-11-22 11:00:00\r\n`,
