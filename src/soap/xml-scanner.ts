@@ -17,7 +17,8 @@ export interface ScanHandler {
    * already decoded, or null when the tag has none; `offset` is the position of its `<` in the whole document.
    */
   open(name: string, attrs: string[] | null, offset: number): void;
-  close(): void;
+  /** An end tag, or the end of `<a/>`; `end` is the document offset just past its `>`. */
+  close(end: number): void;
   /**
    * Character data inside the root, raw: `s.slice(start, end)` still holds references and CR LF. decodeText
    * reads and checks them, so text a handler skips costs neither a slice nor a check.
@@ -236,7 +237,7 @@ export class XmlScanner {
     while (k < gt && isSpace(s.charCodeAt(k))) k++;
     if (!same || k !== gt) throw new Error(`</${s.slice(lt + 2, gt).trim()}> does not close <${name}>`);
     if (this.depth === 0) this.rootClosed = true;
-    this.h.close();
+    this.h.close(this.base + gt + 1);
     return gt + 1;
   }
 
@@ -275,13 +276,13 @@ export class XmlScanner {
       }
       if (k >= n) return NEED_MORE;
       if (c === 62) {
-        this.start(name, attrs, lt, false);
+        this.start(name, attrs, lt, 0);
         return k + 1;
       }
       if (c === 47) {
         if (k + 1 >= n) return NEED_MORE;
         if (s.charCodeAt(k + 1) !== 62) throw new Error(`malformed tag <${name}>`);
-        this.start(name, attrs, lt, true);
+        this.start(name, attrs, lt, k + 2);
         return k + 2;
       }
       if (!space) throw new Error(`malformed tag <${name}>`);
@@ -319,14 +320,15 @@ export class XmlScanner {
     return this.nameCache;
   }
 
-  private start(name: string, attrs: string[] | null, lt: number, empty: boolean): void {
+  /** `emptyEnd`: for `<a/>` the offset in the buffer just past its `/>`, else 0. */
+  private start(name: string, attrs: string[] | null, lt: number, emptyEnd: number): void {
     if (this.rootClosed) throw new Error('more than one root element');
     this.rootSeen = true;
     this.names[this.depth++] = name;
     this.h.open(name, attrs, this.base + lt);
-    if (empty) {
+    if (emptyEnd > 0) {
       if (--this.depth === 0) this.rootClosed = true;
-      this.h.close();
+      this.h.close(this.base + emptyEnd);
     }
   }
 }

@@ -139,6 +139,15 @@ describe('XML scanner', () => {
     assert.deepEqual(offsets, [0, 5, 12]);
   });
 
+  it('reports the offset just past each end tag and each empty tag, across chunks', () => {
+    const ends: number[] = [];
+    const s = new XmlScanner({ open() {}, close: (e) => ends.push(e), text() {}, cdata() {} });
+    for (const c of ['<a>\n <b', '/>\n  <c x="1"', '></c></a>']) s.write(c);
+    s.end();
+    // <b/> ends at 9, </c> at 25, </a> at 29.
+    assert.deepEqual(ends, [9, 25, 29]);
+  });
+
   it('refuses what is not well-formed', () => {
     fails('<a><b></a>', /does not close <b>/);
     fails('<a></b>', /does not close <a>/);

@@ -13,6 +13,8 @@ export class WireFault extends Error {
     readonly messages: readonly string[],
     readonly types: readonly string[] = [],
     readonly detail = true,
+    /** A `soap12:Upgrade` header listing the envelopes the service takes (ASMX adds it to VersionMismatch). */
+    readonly upgrade = false,
   ) {
     super(messages.join(' ---> '));
     this.name = 'WireFault';
@@ -33,6 +35,26 @@ export const unableToProcess = (inner: string, innerType = 'System.Exception'): 
 
 export const clientFault = (message: string): WireFault =>
   new WireFault('Client', [message], [SOAP_EXCEPTION]);
+
+/**
+ * An Envelope in a namespace that is neither SOAP version. ASMX's SOAP 1.1 helper answers it (SOAP 1.1 is
+ * enabled), naming the 1.1 namespace, with the Upgrade header since SOAP 1.2 is enabled too.
+ */
+export const versionMismatch = (ns: string): WireFault =>
+  new WireFault(
+    'VersionMismatch',
+    [`Possible SOAP version mismatch: Envelope namespace ${ns} was unexpected. Expecting ${NS.soap11}.`],
+    [SOAP_EXCEPTION],
+    true,
+    true,
+  );
+
+/** What XmlElement.WriteTo writes for the Upgrade header: attributes in creation order, redundant xmlns kept. */
+const UPGRADE_HEADER =
+  `<soap12:Upgrade xmlns:soap12="${NS.soap12}">` +
+  `<soap12:SupportedEnvelope qname="soap:Envelope" xmlns:soap="${NS.soap11}" />` +
+  `<soap12:SupportedEnvelope qname="soap12:Envelope" xmlns:soap12="${NS.soap12}" />` +
+  '</soap12:Upgrade>';
 
 /** The two faultstring forms of §6.4: short (messages joined) or verbose (Exception.ToString() with frames). */
 export function faultText(fault: WireFault, verbose: boolean): string {
@@ -58,7 +80,8 @@ function faultCodeName(code: FaultCode, version: SoapVersion): string {
 export function writeSoapFault(fault: WireFault, version: SoapVersion, verbose: boolean): string {
   const text = escapeText(faultText(fault, verbose));
   const code = `soap:${faultCodeName(fault.code, version)}`;
-  const head = `${XML_DECL}<soap:Envelope xmlns:soap="${envelopeNs(version)}" xmlns:xsi="${NS.xsi}" xmlns:xsd="${NS.xsd}"><soap:Body><soap:Fault>`;
+  const header = fault.upgrade ? `<soap:Header>${UPGRADE_HEADER}</soap:Header>` : '';
+  const head = `${XML_DECL}<soap:Envelope xmlns:soap="${envelopeNs(version)}" xmlns:xsi="${NS.xsi}" xmlns:xsd="${NS.xsd}">${header}<soap:Body><soap:Fault>`;
   const tail = '</soap:Fault></soap:Body></soap:Envelope>';
   if (version === '1.1') {
     return `${head}<faultcode>${code}</faultcode><faultstring>${text}</faultstring>${fault.detail ? '<detail />' : ''}${tail}`;
@@ -87,20 +110,25 @@ const htmlEncode = (s: string): string =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
   );
 
+/**
+ * ServerProtocol.GenerateFaultString(e, htmlEscapeMessage: true): each exception's message is HTML-encoded on
+ * its own and the chain is joined with a literal ` ---> ` (type names and stack frames are not encoded).
+ */
 export function formErrorText(err: FormError, verbose: boolean): string {
   let text: string;
   if (verbose) {
-    text = `${err.dotnetType}: ${err.message}`;
+    text = `${err.dotnetType}: ${htmlEncode(err.message)}`;
     if (err.inner)
-      text += ` ---> ${err.inner.type}: ${err.inner.message}\r\n   --- End of inner exception stack trace ---`;
+      text += ` ---> ${err.inner.type}: ${htmlEncode(err.inner.message)}\r\n   --- End of inner exception stack trace ---`;
     text +=
       '\r\n   at System.Web.Services.Protocols.ValueCollectionParameterReader.Read(NameValueCollection collection)' +
       '\r\n   at System.Web.Services.Protocols.HttpServerProtocol.ReadParameters()' +
       '\r\n   at System.Web.Services.Protocols.WebServiceHandler.CoreProcessRequest()';
   } else {
-    text = err.inner ? `${err.message} ---> ${err.inner.message}` : err.message;
+    text = htmlEncode(err.message);
+    if (err.inner) text += ` ---> ${htmlEncode(err.inner.message)}`;
   }
-  return `${htmlEncode(text)}\r\n`;
+  return `${text}\r\n`;
 }
 
 /** ASP.NET's yellow error page, for a protocol that is switched off (§6.5 last row) and similar. */

@@ -23,14 +23,13 @@ export async function handleSoap(
   ex.transport = 'soap11';
   ex.body = body;
   const outcome = readSoapRequest(entry, ex.req.headers, body, ctx.cfg.limits);
-  if (outcome.kind !== 'status') {
-    ex.transport = outcome.version === '1.1' ? 'soap11' : 'soap12';
-    ex.operation = outcome.op;
-  }
+  ex.transport = outcome.version === '1.1' ? 'soap11' : 'soap12';
+  if (outcome.kind !== 'status') ex.operation = outcome.op;
   const go = injectFault(ctx, ex);
   if (go !== true && !(await go)) return;
   if (outcome.kind === 'status') {
-    reply(ctx, ex, outcome.status, undefined, '');
+    // ASMX sets the helper's content type, then writes no fault (it writes one only with status 500).
+    reply(ctx, ex, outcome.status, soapContentType(outcome.version), '');
     return;
   }
   if (outcome.kind === 'fault') {

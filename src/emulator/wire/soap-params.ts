@@ -36,8 +36,9 @@ const K = {
 
 const INPUT_STRING = 'Input string was not in a correct format.';
 
+/** XmlSerializer converts a value once ReadElementString has moved past its end tag: that position is named. */
 function valueFault(el: XmlElement, message: string): never {
-  throw unableToRead(`There is an error in XML document (${el.line}, ${el.column}).`, message);
+  throw unableToRead(`There is an error in XML document (${el.readerLine}, ${el.readerColumn}).`, message);
 }
 
 /** The first child with this name (what `children.find` gave, without a closure per parameter). */

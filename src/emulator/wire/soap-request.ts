@@ -1,7 +1,7 @@
 import { soapAction } from '../../catalogue';
 import type { OperationDef } from '../../catalogue/types';
 import type { ParamValues } from '../contract';
-import { WireFault, clientFault, unableToRead } from './faults';
+import { WireFault, clientFault, unableToProcess, unableToRead, versionMismatch } from './faults';
 import { NS, type SoapVersion } from './ns';
 import { childNamed, readEncodedParams, readLiteralParams } from './soap-params';
 import { XmlRejected, attr, parseXml, type XmlElement, type XmlLimits } from './xml-tree';
@@ -13,7 +13,8 @@ export interface ServiceBinding {
 }
 
 export type SoapOutcome =
-  | { kind: 'status'; status: 400 | 415 }
+  /** An empty answer; `version` is the helper's, whose content type ASMX sets before the (empty) fault. */
+  | { kind: 'status'; status: 400 | 415; version: SoapVersion }
   | { kind: 'fault'; version: SoapVersion; fault: WireFault; op?: OperationDef }
   | { kind: 'call'; version: SoapVersion; op: OperationDef; params: ParamValues };
 
@@ -125,12 +126,20 @@ function indexOf(binding: ServiceBinding): OperationIndex {
 
 const firstElement = (el: XmlElement | undefined): XmlElement | undefined => el?.children[0];
 
-function envelopeFault(version: SoapVersion, fault: WireFault): SoapOutcome {
-  return { kind: 'fault', version, fault };
-}
+const fault = (version: SoapVersion, f: WireFault, op?: OperationDef): SoapOutcome =>
+  op ? { kind: 'fault', version, fault: f, op } : { kind: 'fault', version, fault: f };
+
+/** The SOAP version of an envelope namespace, undefined for any other (VersionMismatch). */
+const versionOf = (ns: string): SoapVersion | undefined =>
+  ns === NS.soap11 ? '1.1' : ns === NS.soap12 ? '1.2' : undefined;
+
+const MISSING_ENVELOPE = 'Request format is invalid: Missing required soap:Envelope element.';
+const MISSING_BODY = 'Request format is invalid: Missing required soap:Body element.';
 
 /**
- * Turns one SOAP POST into an operation call or the answer ASMX would give instead (§2, §6).
+ * Turns one SOAP POST into an operation call or the answer ASMX would give instead (§2, §6), in the order
+ * SoapServerProtocol works: the helper guessed from the headers routes the request; only then are the media
+ * type, the envelope's namespace (which picks the version that answers) and the parameters read.
  * `headers` are the raw request headers (lower-case names).
  */
 export function readSoapRequest(
@@ -141,96 +150,99 @@ export function readSoapRequest(
 ): SoapOutcome {
   const contentType = headers['content-type'];
   const media = mediaTypeOf(typeof contentType === 'string' ? contentType : undefined);
-  if (media.type !== 'text/xml' && media.type !== 'application/soap+xml')
-    return { kind: 'status', status: 415 };
   const rawAction = headers['soapaction'];
   const actionHeader = Array.isArray(rawAction) ? rawAction.join(',') : rawAction;
+  // GuessVersion: without a SOAPAction header (or as application/soap+xml) the SOAP 1.2 helper routes.
   const guess: SoapVersion =
     actionHeader === undefined || media.type === 'application/soap+xml' ? '1.2' : '1.1';
+  const index = indexOf(binding);
 
-  let root: XmlElement;
-  try {
-    root = parseXml(decodeBody(body, media), limits);
-  } catch (err) {
-    if (err instanceof XmlRejected) return { kind: 'status', status: 400 };
-    throw err;
-  }
+  let parsed: XmlElement | XmlRejected | undefined;
+  const document = (): XmlElement | XmlRejected => {
+    if (parsed === undefined) {
+      try {
+        parsed = parseXml(decodeBody(body, media), limits);
+      } catch (err) {
+        if (!(err instanceof XmlRejected)) throw err;
+        parsed = err;
+      }
+    }
+    return parsed;
+  };
 
-  let version: SoapVersion;
-  if (root.local === 'Envelope' && (root.ns === NS.soap11 || root.ns === NS.soap12)) {
-    version = root.ns === NS.soap11 ? '1.1' : '1.2';
-  } else if (root.ns && root.ns !== NS.soap11 && root.ns !== NS.soap12) {
-    const expected = guess === '1.1' ? NS.soap11 : NS.soap12;
-    return envelopeFault(
-      guess,
-      new WireFault('VersionMismatch', [
-        `Possible SOAP version mismatch: Envelope namespace ${root.ns} was unexpected. Expecting ${expected}.`,
-      ]),
-    );
+  let op: OperationDef | undefined;
+  if (guess === '1.1') {
+    const trimmed =
+      actionHeader !== undefined &&
+      actionHeader.length >= 2 &&
+      actionHeader.startsWith('"') &&
+      actionHeader.endsWith('"')
+        ? actionHeader.slice(1, -1)
+        : (actionHeader ?? '');
+    const action = safeDecodeUri(trimmed);
+    op = index.byAction.get(action);
+    // The 1.1 helper never looked at the body: it answers in SOAP 1.1 whatever the envelope is.
+    if (!op)
+      return fault(
+        '1.1',
+        clientFault(`Server did not recognize the value of HTTP Header SOAPAction: ${action}.`),
+      );
   } else {
-    return envelopeFault(
-      guess,
-      unableToRead('Request format is invalid: Missing required soap:Envelope element.'),
-    );
+    const given = media.params['action']?.trim();
+    const action = given ? safeDecodeUri(given) : undefined;
+    op = action === undefined ? undefined : index.byAction.get(action);
+    if (!op) {
+      // GetRequestElement. (A body that is not well-formed before the first Body child makes ASMX answer 500
+      // with .NET's XmlException text here; the emulator answers it as it does later on: 400, empty.)
+      const root = document();
+      if (root instanceof XmlRejected) return rejected(root, guess, media);
+      let failure: WireFault;
+      const bodyEl = root.local === 'Envelope' ? childNamed(root, 'Body', root.ns) : undefined;
+      if (root.local !== 'Envelope')
+        failure = unableToProcess(MISSING_ENVELOPE, 'System.InvalidOperationException');
+      else if (!bodyEl) failure = unableToProcess(MISSING_BODY, 'System.InvalidOperationException');
+      else {
+        const wrapper = firstElement(bodyEl);
+        op = wrapper && wrapper.ns === binding.ns ? index.byName.get(wrapper.local) : undefined;
+        failure = clientFault(
+          action
+            ? `Unable to handle request. The action '${action}' was not recognized.`
+            : 'Unable to handle request without a valid action parameter. Please supply a valid soap action.',
+        );
+      }
+      if (!op) {
+        // The helper of the envelope that was read writes the fault (CheckHelperVersion first).
+        const version = versionOf(root.ns);
+        return version ? fault(version, failure) : fault('1.1', versionMismatch(root.ns));
+      }
+    }
   }
-  if (version === '1.1' && media.type !== 'text/xml') return { kind: 'status', status: 415 };
+
+  // ReadParameters.
+  if (media.type !== 'text/xml' && media.type !== 'application/soap+xml')
+    return { kind: 'status', status: 415, version: guess };
+  const root = document();
+  if (root instanceof XmlRejected) return rejected(root, guess, media);
+  const version = versionOf(root.ns);
+  if (!version) return fault('1.1', versionMismatch(root.ns), op);
+  if (version === '1.1' && media.type !== 'text/xml') return { kind: 'status', status: 415, version };
+  if (root.local !== 'Envelope') return fault(version, unableToRead(MISSING_ENVELOPE), op);
 
   const envNs = root.ns;
   const header = childNamed(root, 'Header', envNs);
   for (const h of header?.children ?? []) {
     const mu = attr(h, envNs, 'mustUnderstand')?.trim();
     if (mu === '1' || mu === 'true') {
-      return envelopeFault(
+      return fault(
         version,
         new WireFault('MustUnderstand', [`SOAP header ${h.local} was not understood.`], [], false),
+        op,
       );
     }
   }
   const bodyEl = childNamed(root, 'Body', envNs);
-  if (!bodyEl)
-    return envelopeFault(
-      version,
-      unableToRead('Request format is invalid: Missing required soap:Body element.'),
-    );
+  if (!bodyEl) return fault(version, unableToRead(MISSING_BODY), op);
   const wrapper = firstElement(bodyEl);
-
-  const index = indexOf(binding);
-  const byElement = (): OperationDef | undefined =>
-    wrapper && wrapper.ns === binding.ns ? index.byName.get(wrapper.local) : undefined;
-  const byAction = (action: string): OperationDef | undefined => index.byAction.get(action);
-
-  let op: OperationDef | undefined;
-  if (version === '1.1') {
-    if (actionHeader === undefined) {
-      op = byElement();
-      if (!op) {
-        const el = wrapper ? `<${wrapper.local} xmlns='${wrapper.ns}'>` : '<>';
-        return envelopeFault(version, clientFault(`The request element ${el} was not recognized.`));
-      }
-    } else {
-      const trimmed =
-        actionHeader.length >= 2 && actionHeader.startsWith('"') && actionHeader.endsWith('"')
-          ? actionHeader.slice(1, -1)
-          : actionHeader;
-      const action = safeDecodeUri(trimmed);
-      op = byAction(action);
-      if (!op)
-        return envelopeFault(
-          version,
-          clientFault(`Server did not recognize the value of HTTP Header SOAPAction: ${action}.`),
-        );
-    }
-  } else {
-    const given = media.params['action'];
-    const action = given === undefined ? undefined : safeDecodeUri(given.trim());
-    op = (action ? byAction(action) : undefined) ?? byElement();
-    if (!op) {
-      const msg = action
-        ? `Unable to handle request. The action '${action}' was not recognized.`
-        : 'Unable to handle request without a valid action parameter. Please supply a valid soap action.';
-      return envelopeFault(version, clientFault(msg));
-    }
-  }
 
   try {
     const params =
@@ -239,7 +251,22 @@ export function readSoapRequest(
         : readLiteralParams(op, wrapper, binding.ns);
     return { kind: 'call', version, op, params };
   } catch (err) {
-    if (err instanceof WireFault) return { kind: 'fault', version, fault: err, op };
+    if (err instanceof WireFault) return fault(version, err, op);
     throw err;
   }
+}
+
+/**
+ * A body that is not well-formed: 400 with an empty body, in the content type of the helper that answers.
+ * A streaming reader has already read the root start tag if it was sound: its namespace picks that helper,
+ * and the checks made on it (namespace, media type, element name) come before the error is found.
+ */
+function rejected(err: XmlRejected, guess: SoapVersion, media: MediaType): SoapOutcome {
+  const root = err.root;
+  if (!root) return { kind: 'status', status: 400, version: guess };
+  const version = versionOf(root.ns);
+  if (!version) return fault('1.1', versionMismatch(root.ns));
+  if (version === '1.1' && media.type !== 'text/xml') return { kind: 'status', status: 415, version };
+  if (root.local !== 'Envelope') return fault(version, unableToRead(MISSING_ENVELOPE));
+  return { kind: 'status', status: 400, version };
 }

@@ -8,8 +8,13 @@ export interface XmlElement {
   readonly attrs: ReadonlyMap<string, string>;
   readonly children: XmlElement[];
   text: string;
-  readonly line: number;
-  readonly column: number;
+  /**
+   * Where an XmlTextReader stands once it has read this element as XmlSerializer reads a value
+   * (ReadElementString: past the end tag, on the next node): the line and column "There is an error in XML
+   * document (L, C)" names when the value cannot be converted. Set when the element closes.
+   */
+  readerLine: number;
+  readerColumn: number;
   readonly parent: XmlElement | undefined;
   /** Namespace declarations made on this element (prefix → uri; '' = default). */
   readonly decls: Readonly<Record<string, string>>;
@@ -30,6 +35,23 @@ export const DEFAULT_XML_LIMITS: XmlLimits = {
 /** Not well-formed, a DTD, or over a limit: ASMX answers all of these with 400 and an empty body. */
 export class XmlRejected extends Error {
   override name = 'XmlRejected';
+  /**
+   * The root element, when its start tag was read before the document failed: a streaming reader has
+   * already seen it (ASMX picks the SOAP version, and checks the envelope namespace, from it).
+   */
+  root: { readonly local: string; readonly ns: string } | undefined;
+}
+
+/**
+ * The offset of the node XmlTextReader reports after `end`: text starts where it is; for markup the reader
+ * names the position after `<`, `</`, `<?`, `<!--` or `<![CDATA[`.
+ */
+function nodeAt(text: string, end: number): number {
+  if (text.charCodeAt(end) !== 60) return end;
+  const c = text.charCodeAt(end + 1);
+  if (c === 47 || c === 63) return end + 2;
+  if (c === 33) return text.startsWith('<![CDATA[', end) ? end + 9 : end + 4;
+  return end + 1;
 }
 
 export const attrKey = (uri: string, local: string): string => (uri ? `{${uri}}${local}` : local);
@@ -79,24 +101,26 @@ export function parseXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): 
   const stack: XmlElement[] = [];
   let root: XmlElement | undefined;
   let count = 0;
-  // Line and column of each start tag, counted forward as the scan goes (what .NET reports: the name's column).
+  // Lines counted forward as the scan goes: each element's reader position is noted when it closes.
   let line = 1;
   let lineStart = 0;
   let counted = 0;
-  /** Moves `line` and `lineStart` up to `offset`; returns the column of the name after the `<` there. */
+  /** Moves `line` and `lineStart` up to `offset`; returns the 1-based column of `offset`. */
   const columnAt = (offset: number): number => {
-    for (let nl = text.indexOf('\n', counted); nl >= 0 && nl < offset; nl = text.indexOf('\n', nl + 1)) {
-      line++;
-      lineStart = nl + 1;
+    if (offset > counted) {
+      for (let nl = text.indexOf('\n', counted); nl >= 0 && nl < offset; nl = text.indexOf('\n', nl + 1)) {
+        line++;
+        lineStart = nl + 1;
+      }
+      counted = offset;
     }
-    counted = offset;
-    return offset + 1 - lineStart + 1;
+    return offset - lineStart + 1;
   };
   const fail = (message: string): never => {
     throw new XmlRejected(message);
   };
   const scanner = new XmlScanner({
-    open(name, list, offset) {
+    open(name, list) {
       if (stack.length >= limits.maxDepth) fail('maximum depth exceeded');
       if (++count > limits.maxElements) fail('too many elements');
       const parent = stack[stack.length - 1];
@@ -136,15 +160,14 @@ export function parseXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): 
       const c = name.indexOf(':');
       const ns = lookup(own, parent, c < 0 ? '' : name.slice(0, c));
       if (ns === undefined) fail(`unbound namespace prefix in <${name}>`);
-      const column = columnAt(offset);
       const el: XmlElement = {
         local: c < 0 ? name : name.slice(c + 1),
         ns: ns as string,
         attrs: attrs ?? NO_ATTRS,
         children: [],
         text: '',
-        line,
-        column,
+        readerLine: 0,
+        readerColumn: 0,
         parent,
         decls: own,
       };
@@ -152,8 +175,12 @@ export function parseXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): 
       else root = el;
       stack.push(el);
     },
-    close() {
-      stack.pop();
+    close(end) {
+      const el = stack.pop();
+      if (el) {
+        el.readerColumn = columnAt(nodeAt(text, end));
+        el.readerLine = line;
+      }
     },
     text(s, start, end) {
       const top = stack[stack.length - 1];
@@ -167,8 +194,11 @@ export function parseXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): 
   try {
     scanner.parse(text);
   } catch (err) {
-    if (err instanceof XmlRejected) throw err;
-    throw new XmlRejected(err instanceof Error ? err.message : String(err));
+    const rejected =
+      err instanceof XmlRejected ? err : new XmlRejected(err instanceof Error ? err.message : String(err));
+    const top = root as XmlElement | undefined;
+    rejected.root ??= top && { local: top.local, ns: top.ns };
+    throw rejected;
   }
   if (!root) throw new XmlRejected('no root element');
   return root;

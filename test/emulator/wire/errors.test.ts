@@ -83,7 +83,7 @@ describe('emulator wire: error answers', () => {
     it('malformed XML: 400 with an empty body', async () => {
       const res = await post(
         { ...XML11, SOAPAction: `"${GW}QueryAccountBalance"` },
-        '<soap:Envelope xmlns:soap="x"><oops></soap:Envelope>',
+        `<soap:Envelope xmlns:soap="${S11}"><oops></soap:Envelope>`,
       );
       assert.equal(res.status, 400);
       assert.equal(res.body, '');
@@ -115,7 +115,10 @@ describe('emulator wire: error answers', () => {
 
     it('missing Envelope and missing Body', async () => {
       const a = fault11(
-        await post({ ...XML11, SOAPAction: `"${GW}QueryAccountBalance"` }, '<QueryAccountBalance />'),
+        await post(
+          { ...XML11, SOAPAction: `"${GW}QueryAccountBalance"` },
+          `<soap:Body xmlns:soap="${S11}" />`,
+        ),
       );
       assert.equal(a.code, 'soap:Client');
       assert.match(a.text, /Missing required soap:Envelope element\.$/);
@@ -128,12 +131,12 @@ describe('emulator wire: error answers', () => {
       assert.match(b.text, /Missing required soap:Body element\.$/);
     });
 
-    it('unparsable int: Client fault with line and column of the element', async () => {
+    it('unparsable int: Client fault with the line and column after the element', async () => {
       const body = `<soap:Envelope xmlns:soap="${S11}">\n<soap:Body>\n<QueryHLRJobsByJobID xmlns="${GW}">\n  <JobID>abc</JobID>\n</QueryHLRJobsByJobID></soap:Body></soap:Envelope>`;
       const f = fault11(await post({ ...XML11, SOAPAction: `"${GW}QueryHLRJobsByJobID"` }, body));
       assert.deepEqual(f, {
         code: 'soap:Client',
-        text: 'Server was unable to read request. ---> There is an error in XML document (4, 4). ---> Input string was not in a correct format.',
+        text: 'Server was unable to read request. ---> There is an error in XML document (4, 21). ---> Input string was not in a correct format.',
         detail: true,
       });
       assert.match(
@@ -269,7 +272,7 @@ describe('emulator wire: error answers', () => {
       );
       assert.equal(
         body,
-        'Cannot convert &lt;x&gt; to System.Int32.\r\nParameter name: type ---&gt; Input string was not in a correct format.\r\n',
+        'Cannot convert &lt;x&gt; to System.Int32.\r\nParameter name: type ---> Input string was not in a correct format.\r\n',
       );
     });
 
