@@ -351,7 +351,7 @@ export class GatewayClient {
       const caption = typeof values[captionParam] === 'string' ? values[captionParam] : '';
       sent = { ...values, [captionParam]: captionWithReference(caption, reference, refOptions) };
     }
-    const since = Date.now();
+    const since = options?.since !== undefined && Number.isFinite(options.since) ? options.since : Date.now();
     const perRequest: CallOptions = {};
     if (options?.signal) perRequest.signal = options.signal;
     if (options?.timeoutMs !== undefined) perRequest.timeoutMs = options.timeoutMs;
@@ -395,6 +395,7 @@ export class GatewayClient {
               })
           : undefined,
         lookupFirst: options?.lookupFirst === true,
+        failFast: options?.failFast === true,
         reference,
         signal: options?.signal,
         stats: this.stats,

@@ -91,4 +91,14 @@ export interface CallOptions {
   lookupFirst?: boolean;
   /** Told of this call's warnings (besides the client's `onWarning`). */
   onWarning?: (warning: GatewayWarning) => void;
+  /**
+   * Typed sends: a gateway that cannot be reached at all (connection refused, DNS, TLS) fails the send at once
+   * instead of being retried with backoff (the outbox keeps it and tries again later). Default false.
+   */
+  failFast?: boolean;
+  /**
+   * Typed sends: when the message's first attempt was made (ms since the epoch, default now). The lookup by
+   * reference searches from a day before it (an outbox entry sent again after a long outage).
+   */
+  since?: number;
 }

@@ -12,6 +12,7 @@ import { nodeOutput } from './common/output';
 import { fieldOf, msgOverride, toRecipients, toText } from './common/props';
 import { operationOf } from './common/operations';
 import { sendOutcome } from './send/results';
+import { emitRestored } from './send/restored';
 import { sendMessage, sentFields } from './send/send-path';
 import { jobStatus, ok, sharedKey } from './common/status';
 
@@ -55,6 +56,7 @@ export default (RED: NodeAPI): void => {
     );
 
     const output = nodeOutput(RED, def);
+    emitRestored(RED, node, config, output);
 
     onInput(RED, node, output, async (msg, signal, ctx) => {
       const cfg = requireConfig(config);
@@ -65,7 +67,7 @@ export default (RED: NodeAPI): void => {
         throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendHLR' });
       const Caption = toText(await fieldOf(RED, node, d, msg, 'caption', 'caption')) ?? '';
       const params = { Caption, Recipient: recipients.join(',') };
-      const sent = await sendMessage(cfg, operationOf('send/SendHLR'), params, signal, ctx.kept);
+      const sent = await sendMessage(cfg, operationOf('send/SendHLR'), params, signal, ctx);
       const outcome = sendOutcome(sent.value);
       const client = cfg.getClient();
       const payload: Record<string, unknown> = {

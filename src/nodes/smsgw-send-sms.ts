@@ -19,6 +19,7 @@ import { fieldNow, msgOverride, toDate, toRecipients, toText } from './common/pr
 import { sendOutcome } from './send/results';
 import { messageText, sendMessage, sentFields } from './send/send-path';
 import { jobStatus } from './common/status';
+import { emitRestored } from './send/restored';
 import { setupTracking } from './send/tracking';
 
 interface SendSmsDef extends NodeDef {
@@ -40,6 +41,7 @@ export default (RED: NodeAPI): void => {
     const d = def as Record<string, unknown>;
     const output = nodeOutput(RED, def);
     const tracking = setupTracking(RED, node, config, def, output);
+    emitRestored(RED, node, config, output);
 
     onInput(RED, node, output, async (msg, signal, ctx) => {
       const cfg = requireConfig(config);
@@ -76,7 +78,7 @@ export default (RED: NodeAPI): void => {
         raw.SmsTyp = smsType || 'Standard';
       }
       const params = coerceParams(op, raw);
-      const sent = await sendMessage(cfg, op, params, signal, ctx.kept);
+      const sent = await sendMessage(cfg, op, params, signal, ctx);
       const outcome = sendOutcome(sent.value);
       const analysis = analyzeText(text);
       tracking?.track(msg, outcome, recipients);

@@ -12,6 +12,7 @@ import { onInput } from './common/input';
 import { nodeOutput } from './common/output';
 import { fieldOf, msgOverride, toDate, toRecipients, toText } from './common/props';
 import { sendOutcome } from './send/results';
+import { emitRestored } from './send/restored';
 import { sendMessage, sentFields } from './send/send-path';
 import { ok, sharedKey, warn } from './common/status';
 
@@ -52,8 +53,10 @@ export default (RED: NodeAPI): void => {
   function start(node: Node, def: SendUdhDef): void {
     const config = attachConfig(RED, node, def.gateway);
     const d = def as Record<string, unknown>;
+    const output = nodeOutput(RED, def);
+    emitRestored(RED, node, config, output);
 
-    onInput(RED, node, nodeOutput(RED, def), async (msg, signal, ctx) => {
+    onInput(RED, node, output, async (msg, signal, ctx) => {
       const cfg = requireConfig(config);
       const get = (name: string, msgProp?: string): Promise<unknown> =>
         fieldOf(RED, node, d, msg, name, msgProp);
@@ -72,7 +75,7 @@ export default (RED: NodeAPI): void => {
         Data: bytes.toString('hex').toUpperCase(),
         SendDate: toDate(await get('sendDate', 'sendDate'), 'sendDate') ?? '',
       };
-      const sent = await sendMessage(cfg, operationOf('send/SendUDH'), params, signal, ctx.kept);
+      const sent = await sendMessage(cfg, operationOf('send/SendUDH'), params, signal, ctx);
       const outcome = sendOutcome(sent.value);
       return {
         payload: { operation: 'SendUDH', ...outcome, bytes: bytes.length, recipients, ...sentFields(sent) },

@@ -1,15 +1,17 @@
 import type { GatewayClient } from '../client/client';
+import type { CallOptions } from '../client/options';
 import { methodName } from '../client/names';
 import { findOperation } from '../catalogue';
 import { GatewayError } from '../errors';
 import type { OutboxSender } from './outbox';
 
-type TypedMethod = (
-  params: unknown,
-  options?: { reference?: string; lookupFirst?: boolean },
-) => Promise<unknown>;
+type TypedMethod = (params: unknown, options?: CallOptions) => Promise<unknown>;
 
-/** An outbox sender that calls the client's typed send method with the entry's reference. */
+/**
+ * An outbox sender that calls the client's typed send method with the entry's reference. A gateway that
+ * cannot be reached fails the attempt at once (`failFast`): the outbox keeps the message instead of the client
+ * retrying it; lost answers are still looked up (and retried) by the client's safe retries.
+ */
 export function clientSender(client: GatewayClient): OutboxSender {
   return (entry, options) => {
     const op = findOperation(entry.service, entry.operation);
@@ -22,6 +24,12 @@ export function clientSender(client: GatewayClient): OutboxSender {
         }),
       );
     }
-    return (fn as TypedMethod).call(group, entry.params, options);
+    return (fn as TypedMethod).call(group, entry.params, {
+      reference: options.reference,
+      lookupFirst: options.lookupFirst,
+      since: options.since,
+      signal: options.signal,
+      failFast: true,
+    });
   };
 }

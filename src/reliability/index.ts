@@ -1,7 +1,21 @@
 export { FlowControl } from './flow-control';
 export type { FlowControlOptions, FlowState } from './flow-control';
 export { Outbox, keepByDefault } from './outbox';
-export type { OutboxEntry, OutboxEvents, OutboxOptions, OutboxSender, SubmitResult } from './outbox';
+export type {
+  Delivered,
+  OutboxEntry,
+  OutboxEvents,
+  OutboxOptions,
+  OutboxSender,
+  OutboxSendOptions,
+  OutboxStats,
+  OutboxStore,
+  OutboxStoreStats,
+  SubmitOptions,
+} from './outbox';
+export { JournalStore, readJournal } from './outbox-journal';
+export type { JournalOptions } from './outbox-journal';
+export { readEntry, storedParams } from './outbox-store';
 export { clientSender } from './client-sender';
 export { captionHasReference, captionWithReference, createReference, isReference } from './reference';
 export type { ReferenceOptions } from './reference';

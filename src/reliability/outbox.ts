@@ -1,177 +1,273 @@
 /**
- * A durable outbox for sends while the gateway is unreachable (framework-free). A send goes out at once; when
- * it fails because the gateway cannot be reached (refused, DNS, 503/502/504, an answer that never came) it is
- * kept in a JSON file and sent when the gateway is back, also after a restart (the file is loaded on open).
- * Each entry carries its reference from before its first attempt, so every later attempt looks the job up
- * first when an earlier one may have been delivered: at most one job per entry. Credentials are never stored.
+ * A write-ahead outbox for sends (framework-free). A message is accepted only once its entry is durable in the
+ * store (the file journal by default: fsync'd, group commit); only then is it attempted, and it is removed
+ * only when the gateway's answer, or a lookup of its reference, settles it. A gateway that cannot be reached
+ * (refused, DNS) keeps the message at once; later attempts look the reference up first whenever an earlier one
+ * may have arrived, so a crash anywhere never sends a message twice (docs/reliability.md, "Crash windows").
+ * Credentials are never stored.
  */
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { rename } from 'node:fs/promises';
 import { findOperation } from '../catalogue';
-import type { OperationDef, ServiceName } from '../catalogue/types';
+import type { ServiceName } from '../catalogue/types';
 import { GatewayError } from '../errors';
-import { readIfExists, writeFileAtomic } from './atomic-file';
 import { captionParamOf } from './job-lookup';
-import { createReference, isReference } from './reference';
+import { JournalStore } from './outbox-journal';
+import { storedParams, type OutboxEntry, type OutboxStore, type OutboxStoreStats } from './outbox-store';
+import { createReference } from './reference';
 import { classifyFailure } from './safe-send';
 
-/** One kept send as stored (params without credentials). */
-export interface OutboxEntry {
-  id: string;
+export type { OutboxEntry, OutboxStore, OutboxStoreStats } from './outbox-store';
+
+/** What a sender gets besides the entry. */
+export interface OutboxSendOptions {
   reference: string;
-  service: ServiceName;
-  operation: string;
-  params: Record<string, unknown>;
-  /** ISO time of the submit. */
-  createdAt: string;
-  /** Send attempts made from the outbox (the first, direct one not counted). */
-  attempts: number;
-  /** An attempt may have reached the gateway: look the reference up before sending again. */
-  maybeSent: boolean;
-  /** Written before each attempt from the outbox and cleared after it: set on load = a crash during a send. */
-  inFlight: boolean;
-  /** Message of the last failure. */
-  lastError?: string | undefined;
+  /** An earlier attempt may have been delivered: look the reference up before sending. */
+  lookupFirst: boolean;
+  /** Date.now() of the submit: the lookup searches from a day before it. */
+  since: number;
+  /** Aborted when the outbox closes. */
+  signal: AbortSignal;
 }
 
-/** Sends one entry with its reference; `lookupFirst` when an earlier attempt may have been delivered. */
-export type OutboxSender = (
-  entry: Readonly<OutboxEntry>,
-  options: { reference: string; lookupFirst: boolean },
-) => Promise<unknown>;
+/** Makes one attempt of an entry with its reference; rejects with the failure (a GatewayError). */
+export type OutboxSender = (entry: Readonly<OutboxEntry>, options: OutboxSendOptions) => Promise<unknown>;
 
 export interface OutboxOptions {
-  /** The JSON file (e.g. under the Node-RED user directory). Its directory must exist. */
-  file: string;
+  /** Where entries are kept: a store, or a journal file (its directory must exist). One of the two. */
+  store?: OutboxStore;
+  file?: string;
   send: OutboxSender;
   /** First wait before the gateway is tried again (default 5000 ms), doubled up to `maxRetryIntervalMs`. */
   retryIntervalMs?: number;
   /** Longest wait between tries (default 60000 ms). */
   maxRetryIntervalMs?: number;
-  /** Most entries kept; one more fails with QUEUE_FULL (default 10000). */
+  /** Most entries held; one more is refused with QUEUE_FULL before it is accepted (default 10000). */
   maxEntries?: number;
+  /** Attempts under way at once (default 8); the other entries wait in the outbox, in order. */
+  maxActive?: number;
   /** Which failures keep a message (default: the gateway could not be reached, or the answer was lost). */
   keep?: (err: unknown) => boolean;
 }
 
-export type SubmitResult =
-  | { state: 'sent'; reference: string; result: unknown }
-  | { state: 'kept'; reference: string; id: string; error: string };
+export interface SubmitOptions {
+  /** Who submits (a node id): an outcome nobody waits for any more comes back with it ('sent', 'failed'). */
+  origin?: string | undefined;
+  /** Called once the entry is durable, before its first attempt: the message is accepted from then on. */
+  onAccepted?: ((accepted: { id: string; reference: string }) => void) | undefined;
+  /** Called when the message has to wait for the gateway (kept), with the reason. */
+  onKept?: ((why: string) => void) | undefined;
+  /** Stops waiting for the outcome once accepted (the entry stays and is sent; its outcome becomes an event). */
+  signal?: AbortSignal | undefined;
+}
+
+/** A message settled by the gateway's answer or a lookup of its reference. */
+export interface Delivered {
+  id: string;
+  reference: string;
+  /** As the sender resolved (the typed method's value; `recovered: true` when found by the reference). */
+  result: unknown;
+  /** It had to wait for the gateway before it went out. */
+  kept: boolean;
+}
 
 export interface OutboxEvents {
-  /** A kept entry was sent (result as the send method resolved). */
+  /** An entry nobody waits for (loaded after a restart, adopted, or its caller stopped waiting) was sent. */
   sent: [entry: OutboxEntry, result: unknown];
-  /** A kept entry was refused for good (not kept any longer). */
+  /** Such an entry was refused for good (it is not kept any longer). */
   failed: [entry: OutboxEntry, error: unknown];
-  /** The number of kept entries changed. */
-  change: [size: number];
+  /** The number of kept entries (waiting for the gateway) changed. */
+  change: [kept: number];
 }
 
-/** The gateway could not be reached, or may have got the message: keep it, look it up later. */
-export const keepByDefault = (err: unknown): boolean => classifyFailure(err) !== 'final';
+export interface OutboxStats {
+  accepted: number;
+  /** Settled by the gateway's answer or a lookup. */
+  sent: number;
+  /** Refused for good after they were accepted. */
+  refused: number;
+  /** Times a message had to wait for the gateway. */
+  kept: number;
+  store: OutboxStoreStats;
+}
 
-const FILE_VERSION = 1;
+/** The gateway could not be reached, or may have got the message, or our own queue was full: keep it. */
+export const keepByDefault = (err: unknown): boolean =>
+  classifyFailure(err) !== 'final' || (err instanceof GatewayError && err.code === 'QUEUE_FULL');
 
-function stripCredentials(op: OperationDef, params: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(params)) {
-    const def = op.params.find((p) => p.name.toLowerCase() === key.toLowerCase());
-    if (def?.credential) continue;
-    out[key] = toJson(value);
+interface Waiter {
+  resolve(d: Delivered): void;
+  reject(e: unknown): void;
+  onKept: ((why: string) => void) | undefined;
+}
+
+interface Live {
+  entry: OutboxEntry;
+  /** Order of acceptance: entries are attempted oldest first. */
+  seq: number;
+  active: boolean;
+  /** Had to wait for the gateway (shown as kept until settled). */
+  kept: boolean;
+  waiter: Waiter | undefined;
+}
+
+/** Entries waiting for an attempt, oldest first (a sorted array with a moving head). */
+class ReadyQueue {
+  private items: Live[] = [];
+  private head = 0;
+  get length(): number {
+    return this.items.length - this.head;
   }
-  return out;
+  /** Adds in order of `seq` (new entries go last; a failed one goes back to its place). */
+  insert(live: Live): void {
+    let lo = this.head;
+    let hi = this.items.length;
+    if (hi === lo || this.items[hi - 1]!.seq < live.seq) {
+      this.items.push(live);
+      return;
+    }
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.items[mid]!.seq < live.seq) lo = mid + 1;
+      else hi = mid;
+    }
+    this.items.splice(lo, 0, live);
+  }
+  forEach(fn: (live: Live) => void): void {
+    for (let i = this.head; i < this.items.length; i++) fn(this.items[i]!);
+  }
+  shift(): Live | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const live = this.items[this.head++];
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return live;
+  }
 }
 
-/** Values the client reads back the same from JSON: dates as ISO text, bytes as base64. */
-function toJson(value: unknown): unknown {
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
-  if (Array.isArray(value)) return value.map(toJson);
-  return value;
-}
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-function readEntry(v: unknown): OutboxEntry | undefined {
-  if (!v || typeof v !== 'object') return undefined;
-  const e = v as Record<string, unknown>;
-  if (typeof e.id !== 'string' || !isReference(e.reference) || typeof e.operation !== 'string')
-    return undefined;
-  const op = findOperation(e.service as ServiceName, e.operation);
-  if (!op || !e.params || typeof e.params !== 'object') return undefined;
-  return {
-    id: e.id,
-    reference: e.reference,
-    service: op.service,
-    operation: op.name,
-    params: stripCredentials(op, e.params as Record<string, unknown>),
-    createdAt: typeof e.createdAt === 'string' ? e.createdAt : new Date().toISOString(),
-    attempts: typeof e.attempts === 'number' ? e.attempts : 0,
-    // A send interrupted by a crash may have been delivered.
-    maybeSent: e.maybeSent === true || e.inFlight === true,
-    inFlight: false,
-    lastError: typeof e.lastError === 'string' ? e.lastError : undefined,
-  };
-}
+const stillKept = (why: string): GatewayError =>
+  new GatewayError(
+    'TIMEOUT',
+    `${why}; the message stays in the outbox and is sent when the gateway is back`,
+    {
+      ambiguous: false,
+    },
+  );
 
 export class Outbox extends EventEmitter<OutboxEvents> {
-  readonly file: string;
-  /** Problems met while loading the file (a damaged file is moved aside, never dropped). */
-  readonly warnings: string[] = [];
+  readonly store: OutboxStore;
+  /** Problems met (a damaged record, a failed write): the store's and the outbox's own. */
+  readonly warnings: string[];
   private readonly sendFn: OutboxSender;
   private readonly retryMs: number;
   private readonly maxRetryMs: number;
   private readonly maxEntries: number;
+  private readonly maxActive: number;
   private readonly keep: (err: unknown) => boolean;
-  private readonly entries = new Map<string, OutboxEntry>();
-  private writing: Promise<void> | undefined;
-  private dirty = false;
+  private readonly entries = new Map<string, Live>();
+  private readonly ready = new ReadyQueue();
+  private readonly lifetime = new AbortController();
+  private readonly running = new Set<Promise<void>>();
+  private readonly idleWaiters: Array<() => void> = [];
+  private readonly counts = { accepted: 0, sent: 0, refused: 0, kept: 0 };
+  private seq = 0;
+  private active = 0;
+  private keptNow = 0;
+  /** The gateway is away: nothing new is attempted until the timer ends the pause. */
+  private paused = false;
   private timer: NodeJS.Timeout | undefined;
-  private draining: Promise<void> | undefined;
   private wait: number;
+  /** Why the gateway was last found away (told to messages kept during the pause). */
+  private lastWhy: string | undefined;
   private closed = false;
 
   private constructor(options: OutboxOptions) {
     super();
-    if (!options || typeof options.file !== 'string' || options.file === '')
-      throw new GatewayError('CONFIG', 'the outbox needs a file');
-    if (typeof options.send !== 'function')
+    if (!options || typeof options.send !== 'function')
       throw new GatewayError('CONFIG', 'the outbox needs a send function');
-    this.file = options.file;
+    if (options.store) this.store = options.store;
+    else if (typeof options.file === 'string' && options.file !== '')
+      this.store = new JournalStore({ file: options.file });
+    else throw new GatewayError('CONFIG', 'the outbox needs a file or a store');
+    this.warnings = this.store.warnings;
     this.sendFn = options.send;
     this.retryMs = Math.max(1, options.retryIntervalMs ?? 5000);
     this.maxRetryMs = Math.max(this.retryMs, options.maxRetryIntervalMs ?? 60_000);
     this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
+    this.maxActive = Math.max(1, Math.floor(options.maxActive ?? 8));
     this.keep = options.keep ?? keepByDefault;
     this.wait = this.retryMs;
+    // Every attempt under way listens to it (up to maxActive, more with the client's own lookups).
+    setMaxListeners(0, this.lifetime.signal);
   }
 
-  /** Opens the outbox: loads the file (if any) and starts sending what it holds. */
+  /** Opens the outbox: loads what the store holds and starts sending it (looked up first where needed). */
   static async open(options: OutboxOptions): Promise<Outbox> {
     const box = new Outbox(options);
-    await box.load();
-    if (box.entries.size > 0) box.schedule(0);
+    box.adopt(await box.store.load());
     return box;
   }
 
-  /** Entries kept. */
+  /** Where the entries are kept (the journal file). */
+  get location(): string {
+    return this.store.location;
+  }
+
+  /** Entries held: accepted and not settled (under way or waiting). */
   get size(): number {
     return this.entries.size;
   }
 
-  /** The kept entries, oldest first (copies; params never hold credentials). */
+  /** Entries that had to wait for the gateway and are not settled yet. */
+  get kept(): number {
+    return this.keptNow;
+  }
+
+  get stats(): OutboxStats {
+    return { ...this.counts, store: { ...this.store.stats } };
+  }
+
+  /** The entries held, oldest first (copies; params never hold credentials). */
   list(): OutboxEntry[] {
-    return [...this.entries.values()].map((e) => ({ ...e, params: { ...e.params } }));
+    return [...this.entries.values()]
+      .sort((a, b) => a.seq - b.seq)
+      .map((l) => ({ ...l.entry, params: { ...l.entry.params } }));
   }
 
   /**
-   * Sends a message now, or keeps it when the gateway cannot be reached (or while older entries wait, to keep
-   * their order). Resolves with what happened; rejects for refusals (they would fail again) and QUEUE_FULL.
+   * Takes over entries that are already durable in the store (loaded at open; or, for a shared store, claimed
+   * from an instance that went away). Each one may have been sent: an entry marked in flight is looked up by
+   * its reference before it is sent. Their outcomes come as 'sent' / 'failed' events.
+   */
+  adopt(entries: readonly OutboxEntry[]): void {
+    for (const e of entries) {
+      if (this.entries.has(e.id)) continue;
+      const entry: OutboxEntry = { ...e, maybeSent: e.maybeSent || e.inFlight };
+      const live: Live = { entry, seq: ++this.seq, active: false, kept: true, waiter: undefined };
+      this.entries.set(entry.id, live);
+      this.keptNow++;
+      this.ready.insert(live);
+    }
+    if (entries.length > 0) this.emit('change', this.keptNow);
+    this.pump();
+  }
+
+  /**
+   * Accepts a message: gives it its reference, makes it durable (onAccepted), then sends it, or keeps it while
+   * the gateway cannot be reached. Resolves when the gateway's answer (or a lookup) settles it. Rejects before
+   * acceptance for a message that is not a send with a caption, QUEUE_FULL, or a store that cannot write it;
+   * after acceptance for a refusal (it would fail again), a removal, or `signal` (the entry stays).
    */
   async submit(
     service: ServiceName,
     operation: string,
     params: Record<string, unknown>,
-  ): Promise<SubmitResult> {
+    options: SubmitOptions = {},
+  ): Promise<Delivered> {
     if (this.closed) throw new GatewayError('CONFIG', 'the outbox is closed', { ambiguous: false });
     const op = findOperation(service, operation);
     if (!op || op.sends !== true)
@@ -185,177 +281,267 @@ export class Outbox extends EventEmitter<OutboxEvents> {
         { service: op.service, operation: op.name, ambiguous: false },
       );
     }
+    if (this.entries.size >= this.maxEntries) {
+      throw new GatewayError('QUEUE_FULL', `outbox is full (${this.maxEntries} messages)`, {
+        service: op.service,
+        operation: op.name,
+        ambiguous: false,
+      });
+    }
     const entry: OutboxEntry = {
       id: randomUUID(),
       reference: createReference(),
       service: op.service,
       operation: op.name,
-      params: stripCredentials(op, params),
+      params: storedParams(op, params),
       createdAt: new Date().toISOString(),
       attempts: 0,
       maybeSent: false,
-      inFlight: false,
+      // Not paused: it may be attempted without another record, so a crash from here on means "look it up".
+      inFlight: !this.paused,
+      origin: options.origin,
     };
-    if (this.entries.size > 0) return this.hold(entry, 'older messages are waiting for the gateway');
+    const live: Live = { entry, seq: ++this.seq, active: false, kept: false, waiter: undefined };
+    this.entries.set(entry.id, live);
     try {
-      const result = await this.sendFn(entry, { reference: entry.reference, lookupFirst: false });
-      return { state: 'sent', reference: entry.reference, result };
+      await this.store.add(entry);
     } catch (e) {
-      if (!this.keep(e)) throw e;
-      entry.maybeSent = e instanceof GatewayError && e.ambiguous;
-      return this.hold(entry, e instanceof Error ? e.message : String(e));
+      this.entries.delete(entry.id);
+      throw e instanceof GatewayError
+        ? e
+        : new GatewayError('CONFIG', `the outbox could not store the message: ${messageOf(e)}`, {
+            ambiguous: true,
+          });
     }
+    this.counts.accepted++;
+    options.onAccepted?.({ id: entry.id, reference: entry.reference });
+    return new Promise<Delivered>((resolve, reject) => {
+      const signal = options.signal;
+      const onAbort = (): void => {
+        if (live.waiter !== waiter) return;
+        live.waiter = undefined;
+        reject(stillKept('the caller stopped waiting'));
+      };
+      const waiter: Waiter = {
+        resolve: (d) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(d);
+        },
+        reject: (e) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+        onKept: options.onKept,
+      };
+      live.waiter = waiter;
+      this.ready.insert(live);
+      if (this.paused) this.markKept(live, this.lastWhy ?? 'the gateway cannot be reached');
+      if (this.closed) this.finishWaiter(live, stillKept('the outbox closed'));
+      else if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+      this.pump();
+    });
   }
 
-  /** Tries to send everything kept, now. */
+  /** Tries what is kept now, without waiting for the retry timer; resolves when the outbox is idle again. */
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.paused = false;
     this.wait = this.retryMs;
-    return this.drain();
+    this.pump();
+    return this.idle();
   }
 
-  /** Removes every kept entry (they will not be sent). Resolves with how many there were. */
+  /** Resolves once nothing is under way and nothing can start (empty, or paused for the gateway). */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Removes every entry that is not under way (they will not be sent). Resolves with how many there were. */
   async clear(): Promise<number> {
-    const n = this.entries.size;
-    this.entries.clear();
-    await this.persist();
-    this.emit('change', 0);
-    return n;
+    const ids = [...this.entries.values()].filter((l) => !l.active).map((l) => l.entry.id);
+    for (const id of ids) await this.remove(id);
+    return ids.length;
   }
 
-  /** Removes one entry by id; true when it was there. */
+  /** Removes one entry that is not under way; true when it was there (its waiting caller gets REJECTED). */
   async remove(id: string): Promise<boolean> {
-    const had = this.entries.delete(id);
-    if (had) {
-      await this.persist();
-      this.emit('change', this.entries.size);
-    }
-    return had;
+    const live = this.entries.get(id);
+    if (!live || live.active) return false;
+    this.entries.delete(id);
+    if (live.kept) this.unkeep();
+    this.finishWaiter(
+      live,
+      new GatewayError('REJECTED', 'removed from the outbox before it was sent', { ambiguous: false }),
+    );
+    await this.store.remove(id);
+    // Its place in the ready queue is skipped when reached; pump so that idle() sees it gone.
+    this.pump();
+    return true;
   }
 
-  /** Stops retrying and waits for a pending write; the file keeps what is still kept. */
+  /**
+   * Stops: no new attempt starts, attempts under way are aborted (they stay kept, marked as maybe sent),
+   * waiting callers are told the message stays, and the store is flushed and closed.
+   */
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.draining?.catch(() => undefined);
-    await this.writing;
+    this.lifetime.abort(new GatewayError('CONFIG', 'the outbox is closing', { ambiguous: false }));
+    while (this.running.size > 0) await Promise.all([...this.running]);
+    for (const live of this.entries.values()) this.finishWaiter(live, stillKept('the outbox closed'));
+    await this.store.close();
+    this.checkIdle();
   }
 
-  private async hold(entry: OutboxEntry, why: string): Promise<SubmitResult> {
-    if (this.entries.size >= this.maxEntries) {
-      throw new GatewayError('QUEUE_FULL', `outbox is full (${this.maxEntries} messages): ${why}`, {
-        service: entry.service,
-        operation: entry.operation,
-        ambiguous: entry.maybeSent,
-      });
+  private pump(): void {
+    while (!this.closed && !this.paused && this.active < this.maxActive) {
+      const live = this.ready.shift();
+      if (!live) break;
+      // Removed while it waited (remove, clear) or already under way.
+      if (this.entries.get(live.entry.id) !== live || live.active) continue;
+      this.start(live);
     }
-    entry.lastError = why;
-    this.entries.set(entry.id, entry);
-    await this.persist();
-    this.emit('change', this.entries.size);
-    this.schedule(this.wait);
-    return { state: 'kept', reference: entry.reference, id: entry.id, error: why };
+    this.checkIdle();
   }
 
-  private schedule(ms: number): void {
-    if (this.closed || this.timer || this.draining || this.entries.size === 0) return;
+  private start(live: Live): void {
+    live.active = true;
+    this.active++;
+    const e = live.entry;
+    let begun = Promise.resolve();
+    if (!e.inFlight) {
+      // Stored as "not in flight": say it is before the attempt, durably (group commit with the others).
+      e.inFlight = true;
+      begun = this.store.update(e);
+    }
+    const run = begun.then(
+      () => this.attempt(live),
+      (err: unknown) => this.failed(live, err, false),
+    );
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+  }
+
+  private async attempt(live: Live): Promise<void> {
+    const e = live.entry;
+    e.attempts++;
+    let result: unknown;
+    try {
+      result = await this.sendFn(e, {
+        reference: e.reference,
+        lookupFirst: e.maybeSent,
+        since: Date.parse(e.createdAt) || Date.now(),
+        signal: this.lifetime.signal,
+      });
+    } catch (err) {
+      this.failed(live, err, true);
+      return;
+    }
+    this.active--;
+    live.active = false;
+    this.wait = this.retryMs;
+    this.settle(live, result, undefined);
+    this.pump();
+  }
+
+  /** An attempt failed (`attempted`), or its begin record could not be written. */
+  private failed(live: Live, err: unknown, attempted: boolean): void {
+    this.active--;
+    live.active = false;
+    const e = live.entry;
+    if (attempted && !this.closed && !this.keep(err)) {
+      this.settle(live, undefined, err);
+      this.pump();
+      return;
+    }
+    const why = messageOf(err);
+    if (attempted) {
+      e.inFlight = false;
+      if (err instanceof GatewayError && err.ambiguous) e.maybeSent = true;
+      e.lastError = why;
+      // Not awaited: if this record is lost, the entry stays marked in flight and is looked up first.
+      this.store.update(e).catch((w: unknown) => this.warnings.push(`outbox: ${messageOf(w)}`));
+    } else {
+      // The begin record is not durable: the next start writes it again.
+      e.inFlight = false;
+      this.warnings.push(`outbox: ${why}`);
+    }
+    if (this.entries.get(e.id) !== live) return this.checkIdle();
+    this.ready.insert(live);
+    this.markKept(live, why);
+    if (!this.closed) this.pause(why);
+    this.checkIdle();
+  }
+
+  private settle(live: Live, result: unknown, err: unknown): void {
+    const e = live.entry;
+    if (this.entries.get(e.id) === live) this.entries.delete(e.id);
+    if (live.kept) this.unkeep();
+    // The caller hears first, the removal follows: a crash between them repeats the outcome, never loses it.
+    if (err === undefined) {
+      this.counts.sent++;
+      const w = live.waiter;
+      live.waiter = undefined;
+      if (w) w.resolve({ id: e.id, reference: e.reference, result, kept: live.kept });
+      else this.emit('sent', { ...e }, result);
+    } else {
+      this.counts.refused++;
+      const w = live.waiter;
+      live.waiter = undefined;
+      if (w) w.reject(err);
+      else this.emit('failed', { ...e }, err);
+    }
+    this.store.remove(e.id).catch((w: unknown) => this.warnings.push(`outbox: ${messageOf(w)}`));
+  }
+
+  private markKept(live: Live, why: string): void {
+    if (live.kept) return;
+    live.kept = true;
+    this.keptNow++;
+    this.counts.kept++;
+    live.waiter?.onKept?.(why);
+    this.emit('change', this.keptNow);
+  }
+
+  private unkeep(): void {
+    this.keptNow--;
+    this.emit('change', this.keptNow);
+  }
+
+  private finishWaiter(live: Live, err: unknown): void {
+    const w = live.waiter;
+    live.waiter = undefined;
+    w?.reject(err);
+  }
+
+  private pause(why: string): void {
+    this.lastWhy = why;
+    if (this.paused) return;
+    this.paused = true;
+    // Everything not under way waits for the gateway now (oldest first when it is back).
+    this.ready.forEach((l) => {
+      if (this.entries.get(l.entry.id) === l) this.markKept(l, why);
+    });
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.drain();
-    }, ms);
+      this.paused = false;
+      this.pump();
+    }, this.wait);
     this.timer.unref?.();
+    this.wait = Math.min(this.maxRetryMs, this.wait * 2);
   }
 
-  private drain(): Promise<void> {
-    this.draining ??= this.drainAll()
-      .catch((e: unknown) => {
-        // A write failed (disk full, file removed with its directory): keep what is in memory, try again later.
-        this.warnings.push(`outbox: ${e instanceof Error ? e.message : String(e)}`);
-      })
-      .finally(() => {
-        this.draining = undefined;
-        if (this.entries.size > 0) this.schedule(this.wait);
-      });
-    return this.draining;
+  private isIdle(): boolean {
+    return this.active === 0 && (this.closed || this.paused || this.ready.length === 0);
   }
 
-  /** Oldest first, one at a time; stops at the first failure that says the gateway is still away. */
-  private async drainAll(): Promise<void> {
-    for (const id of [...this.entries.keys()]) {
-      if (this.closed) return;
-      const entry = this.entries.get(id);
-      if (!entry) continue;
-      const lookupFirst = entry.maybeSent;
-      // Written before the attempt: a crash from here on leaves an entry that is looked up first.
-      entry.inFlight = true;
-      entry.attempts++;
-      await this.persist();
-      let result: unknown;
-      try {
-        result = await this.sendFn(entry, { reference: entry.reference, lookupFirst });
-      } catch (e) {
-        entry.inFlight = false;
-        if (this.keep(e)) {
-          if (e instanceof GatewayError && e.ambiguous) entry.maybeSent = true;
-          entry.lastError = e instanceof Error ? e.message : String(e);
-          await this.persist();
-          this.wait = Math.min(this.maxRetryMs, this.wait * 2);
-          return;
-        }
-        this.entries.delete(id);
-        await this.persist();
-        this.emit('change', this.entries.size);
-        this.emit('failed', entry, e);
-        continue;
-      }
-      this.entries.delete(id);
-      await this.persist();
-      this.wait = this.retryMs;
-      this.emit('change', this.entries.size);
-      this.emit('sent', entry, result);
-    }
-  }
-
-  private async load(): Promise<void> {
-    const text = await readIfExists(this.file);
-    if (text === undefined || text.trim() === '') return;
-    let data: unknown;
-    try {
-      data = JSON.parse(text);
-    } catch {
-      const aside = `${this.file}.damaged-${Date.now()}`;
-      await rename(this.file, aside);
-      this.warnings.push(`the outbox file was not JSON; moved to ${aside}`);
-      return;
-    }
-    const list = (data as { entries?: unknown }).entries;
-    if (!Array.isArray(list)) {
-      this.warnings.push('the outbox file holds no entry list; starting empty');
-      return;
-    }
-    for (const raw of list) {
-      const entry = readEntry(raw);
-      if (entry) this.entries.set(entry.id, entry);
-      else this.warnings.push('an unreadable outbox entry was skipped');
-    }
-  }
-
-  /** Serialized, coalescing writes: resolves once a write that includes every change so far is done. */
-  private persist(): Promise<void> {
-    this.dirty = true;
-    this.writing ??= (async () => {
-      try {
-        while (this.dirty) {
-          this.dirty = false;
-          const text = JSON.stringify({ version: FILE_VERSION, entries: [...this.entries.values()] });
-          await writeFileAtomic(this.file, text);
-        }
-      } finally {
-        this.writing = undefined;
-      }
-    })();
-    return this.writing;
+  private checkIdle(): void {
+    if (this.idleWaiters.length === 0 || !this.isIdle()) return;
+    for (const w of this.idleWaiters.splice(0)) w();
   }
 }

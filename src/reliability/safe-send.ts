@@ -99,6 +99,8 @@ export interface SafeSendPlan<R> {
   stats?: SafeSendStats | undefined;
   /** Waits before a request that is not the message's first (a rate limit); default none. */
   pace?: (() => Promise<void>) | undefined;
+  /** A gateway that cannot be reached (NETWORK, surely not sent) fails at once, without a retry (the outbox). */
+  failFast?: boolean | undefined;
 }
 
 /** How a failure of a send attempt is handled. */
@@ -256,6 +258,11 @@ export async function safeSend<R>(
       }
       last = e;
       if (kind === 'ambiguous') maybeSent = true;
+      else if (plan.failFast && e.code === 'NETWORK') {
+        // Unreachable: the caller keeps the message (an earlier attempt may have arrived: say so).
+        if (maybeSent) fail(e, 'the gateway cannot be reached to look it up');
+        throw e;
+      }
       if (aborted()) break;
       continue;
     }

@@ -227,7 +227,7 @@ describe('nodes: durable outbox', function () {
     const later = nextMessage('out', 20_000);
     send('n1', { payload: 'while down', topic: 'ob-1' });
     await waitFor(() => statusTexts('n1').some((t) => /status\.kept|kept in outbox/.test(t)), 10_000);
-    const file = path.join(env.userDir, 'smsgw-outbox', 'cfg.json');
+    const file = path.join(env.userDir, 'smsgw-outbox', 'cfg.jsonl');
     assert.ok(existsSync(file));
     const text = readFileSync(file, 'utf8');
     assert.ok(!text.includes(DEMO.password) && !/"password"/i.test(text), 'no credentials in the file');
@@ -246,6 +246,42 @@ describe('nodes: durable outbox', function () {
     assert.match(String(p.caption), /^ob-1 #/);
     assert.equal(state.jobs().filter((j) => j.caption.startsWith('ob-1 #')).length, 1);
     await waitFor(() => statuses('n1').at(-1)?.fill === 'green');
+  });
+
+  it('acknowledges a msg (done(): a Complete node fires) once it is durable, before the gateway answers', async () => {
+    const url = `http://127.0.0.1:${port}`;
+    await loadFlow([
+      ...flowWith(url, [sms('n1')], { outbox: true }),
+      // x/y: without a position Node-RED files it among the config nodes and misreads its scope list.
+      {
+        id: 'complete',
+        type: 'complete',
+        z: 'tab',
+        x: 0,
+        y: 0,
+        scope: ['n1'],
+        uncaught: false,
+        wires: [['out2']],
+      },
+    ]);
+    await down();
+    try {
+      const acknowledged = nextMessage('out2', 10_000);
+      const later = nextMessage('out', 20_000);
+      send('n1', { payload: 'durable first', topic: 'ob-ack' });
+      const ack = await acknowledged;
+      assert.equal(ack.topic, 'ob-ack');
+      const journal = readFileSync(path.join(env.userDir, 'smsgw-outbox', 'cfg.jsonl'), 'utf8');
+      assert.ok(journal.includes('"Caption":"ob-ack"'), 'in the journal when the flow hears of it');
+      assert.equal(state.jobs().filter((j) => j.caption.startsWith('ob-ack #')).length, 0, 'not sent yet');
+      await waitFor(() => statusTexts('n1').some((t) => /status\.kept|kept in outbox/.test(t)), 10_000);
+      await up();
+      const p = (await later).payload as Rec;
+      assert.equal(p.outbox, true);
+      assert.equal(state.jobs().filter((j) => j.caption.startsWith('ob-ack #')).length, 1);
+    } finally {
+      if (!emu) await up();
+    }
   });
 
   it('Clear empties the outbox: its waiting message fails at the Catch node and is never sent', async () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Node, NodeMessage } from 'node-red';
 import { GatewayState, startEmulator, type RunningEmulator } from '../../src/emulator';
+import { readJournal, type OutboxEntry } from '../../src/reliability';
 import { DEMO, flowWith, helper, loadFlow, waitFor } from '../nodes/helpers';
 import { sendSmsNode } from '../nodes/send-sms-node';
 import { FULL, jobsPerMessage, report } from './helpers';
@@ -27,13 +28,15 @@ function counter(id: string, onMsg?: (msg: NodeMessage & Record<string, unknown>
 const forgetSpyCalls = (): void =>
   (helper as unknown as { _sandbox: { resetHistory(): void } })._sandbox.resetHistory();
 
-const outboxEntries = (file: string): number => {
+/** Entries the outbox journal holds, as a process opening it would see them. */
+const journal = (file: string): OutboxEntry[] => {
   try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as { entries: unknown[] }).entries.length;
+    return readJournal(readFileSync(file, 'utf8')).entries;
   } catch {
-    return 0;
+    return [];
   }
 };
+const outboxEntries = (file: string): number => journal(file).length;
 
 describe('reliability: send nodes', function () {
   this.timeout(180_000);
@@ -80,7 +83,7 @@ describe('reliability: send nodes', function () {
     const started = Date.now();
     const url = `http://127.0.0.1:${port}`;
     const flow = flowWith(url, [sendSmsNode()], { outbox: true });
-    const file = path.join(userDir, 'smsgw-outbox', 'cfg.json');
+    const file = path.join(userDir, 'smsgw-outbox', 'cfg.jsonl');
     await loadFlow(flow);
     const outs = counter('out');
     let i = 0;
@@ -97,7 +100,8 @@ describe('reliability: send nodes', function () {
     emu!.faults.add({ kind: 'commitThenDrop', operation: 'SendSMS', count: lost });
     emu!.faults.add({ kind: 'http503', operation: 'QueryJobInfoByJobCaption', count: 1_000_000 });
     for (let k = 0; k < lost; k++) inject();
-    await waitFor(() => outboxEntries(file) === lost, 60_000);
+    // Kept once the client gave up on finding them: marked "may have been sent", looked up before a resend.
+    await waitFor(() => journal(file).filter((e) => e.maybeSent).length === lost, 60_000);
     assert.deepEqual(
       jobsPerMessage(emu!, 'r', total).slice(direct, direct + lost),
       new Array<number>(lost).fill(1),
@@ -114,8 +118,15 @@ describe('reliability: send nodes', function () {
     // 4. Node-RED restarts (same user directory) while the gateway is still down, then the gateway is back.
     await helper.unload();
     await loadFlow(flow);
+    // What the node accepted before the restart comes out of it afterwards (restored), once each.
+    const restored = new Map<string, number>();
+    counter('out', (msg) => {
+      const p = msg.payload as { restored?: boolean; caption?: string };
+      if (p.restored === true) restored.set(String(p.caption), (restored.get(String(p.caption)) ?? 0) + 1);
+    });
     await up();
     await waitFor(() => outboxEntries(file) === 0, 120_000);
+    await waitFor(() => restored.size === lost + refused, 20_000);
 
     const counts = jobsPerMessage(emu!, 'r', total);
     const missing = counts.filter((c) => c === 0).length;
@@ -128,11 +139,16 @@ describe('reliability: send nodes', function () {
       jobs: state.jobs().length,
       missing,
       duplicates,
+      restoredOutputs: restored.size,
       seconds: Math.round((Date.now() - started) / 100) / 10,
     };
     report('outbox across an outage and a restart (nodes)', figures);
     assert.equal(missing, 0, JSON.stringify(figures));
     assert.equal(duplicates, 0, JSON.stringify(figures));
+    assert.ok(
+      [...restored.values()].every((n) => n === 1),
+      'each restored output once',
+    );
   });
 
   it('a flood into a send node at full speed with 200/s: bounded memory, every msg sent or refused (QUEUE_FULL)', async () => {

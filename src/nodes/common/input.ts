@@ -17,7 +17,14 @@ export interface InputResult {
 }
 
 export interface InputContext {
-  /** The message went into the durable outbox: the node shows it as kept until the outbox sends it. */
+  /** The node's id: where outcomes of its messages come back to after a restart. */
+  readonly origin: string;
+  /**
+   * The durable outbox has the message: done() is called now (a Complete node fires), the msg is sent on when
+   * the gateway settles it, and a refusal after this point reaches the Catch node through node.error().
+   */
+  accepted(): void;
+  /** The message waits in the durable outbox for the gateway: the node shows it as kept until it is sent. */
   kept(): void;
 }
 
@@ -31,12 +38,15 @@ export type InputHandler = (
  * The one input path of every action node: counts requests in flight (blue status, with the config's queue
  * depth), sends the msg with its result at the node's Output property then calls done(), or calls done(err)
  * only (a Catch node gets msg.error with code and cause). A msg the result could not be written to is refused
- * before the handler runs. An AUTH failure of any node of the config shows a red ring on all of them until a
- * call succeeds. Requests still running when the node closes are aborted.
+ * before the handler runs. A msg the durable outbox accepted was acknowledged (done()) at that moment: its
+ * result is sent later, a refusal goes to node.error(err, msg), and a stop leaves it to the outbox (no error:
+ * its outcome comes back after the restart). An AUTH failure of any node of the config shows a red ring on all
+ * of them until a call succeeds. Requests still running when the node closes are aborted.
  */
 export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: InputHandler): void {
   const running = new Set<AbortController>();
   const kept = new Set<AbortController>();
+  const accepted = new Set<AbortController>();
   let lastStatus: NodeStatus = {};
   /** The last result was an AUTH failure: stale as soon as any call on the config succeeds again. */
   let lastWasAuth = false;
@@ -93,6 +103,12 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
     running.add(controller);
     show();
     const ctx: InputContext = {
+      origin: node.id,
+      accepted: () => {
+        if (accepted.has(controller)) return;
+        accepted.add(controller);
+        done();
+      },
       kept: () => {
         kept.add(controller);
         show();
@@ -110,6 +126,7 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
         (result) => {
           running.delete(controller);
           kept.delete(controller);
+          const wasAccepted = accepted.delete(controller);
           if (!controller.signal.aborted && spare.length < SPARE_MAX) spare.push(controller);
           lastStatus = result.status;
           lastWasAuth = false;
@@ -118,17 +135,21 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
           if (!output.write(msg, result.payload))
             node.warn(RED._(sharedKey('errors.output'), { output: output.property }));
           send(result.more ? [msg, ...result.more] : msg);
-          done();
+          if (!wasAccepted) done();
         },
         (err: unknown) => {
           running.delete(controller);
           kept.delete(controller);
+          const wasAccepted = accepted.delete(controller);
+          // Stopped after the outbox accepted it: not a failure, the outbox sends it and reports it later.
+          if (wasAccepted && controller.signal.aborted) return;
           const gatewayError = toGatewayError(err);
           lastStatus = failed(statusTextOf(gatewayError));
           lastWasAuth = gatewayError.code === 'AUTH';
           host?.report(gatewayError);
           show();
-          done(new NodeGatewayError(gatewayError));
+          if (wasAccepted) node.error(new NodeGatewayError(gatewayError), msg);
+          else done(new NodeGatewayError(gatewayError));
         },
       )
       .catch((err: unknown) => {
@@ -143,6 +164,7 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
     running.clear();
     spare.length = 0;
     kept.clear();
+    // `accepted` empties as the aborted handlers end: each must still know that its msg was acknowledged.
     node.status({});
   });
 }

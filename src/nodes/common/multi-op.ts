@@ -1,10 +1,11 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { attachConfig, requireConfig } from '../config/config';
 import { callOperation } from '../config/gateway';
+import { emitRestored } from '../send/restored';
 import { sendMessage, sentFields } from '../send/send-path';
 import { onInput, type InputResult } from './input';
 import { nodeOutput } from './output';
-import { selectOperation } from './operations';
+import { NODE_OPERATIONS, operationOf, selectOperation } from './operations';
 import { resolveParams } from './params';
 import { msgOverride } from './props';
 import type { TypedValue } from '../config/types';
@@ -30,13 +31,17 @@ export function setupMultiOperation(
   present: (op: OperationDef, value: unknown) => InputResult,
 ): void {
   const config = attachConfig(RED, node, def.gateway);
-  onInput(RED, node, nodeOutput(RED, def), async (msg, signal, ctx) => {
+  const output = nodeOutput(RED, def);
+  // Legacy sends go through the outbox: their outcomes after a restart come back here.
+  if ((NODE_OPERATIONS[nodeType] ?? []).some((key) => operationOf(key).sends === true))
+    emitRestored(RED, node, config, output);
+  onInput(RED, node, output, async (msg, signal, ctx) => {
     const cfg = requireConfig(config);
     const op = selectOperation(nodeType, def.operation, msgOverride(msg, 'operation'));
     const params = await resolveParams(RED, node, nodeType, msg, op, def.params);
     if (op.sends !== true) return present(op, await callOperation(cfg.getClient(), op, params, signal));
     // Sends (the older service's) carry the reference and may go through the outbox.
-    const sent = await sendMessage(cfg, op, params, signal, ctx.kept);
+    const sent = await sendMessage(cfg, op, params, signal, ctx);
     const result = present(op, sent.value);
     const payload = result.payload;
     return typeof payload === 'object' && payload !== null && !Array.isArray(payload)

@@ -1,17 +1,18 @@
 /**
  * The delivery guarantees of one config node (docs/reliability.md): one FlowControl shared by every node
- * using the config, the reference setting, the optional durable outbox in
- * `<userDir>/smsgw-outbox/<config id>.json`, and the connection state (an AUTH failure) fanned out to every
+ * using the config, the reference setting, the optional write-ahead outbox in
+ * `<userDir>/smsgw-outbox/<config id>.jsonl`, and the connection state (an AUTH failure) fanned out to every
  * node using the config until a call succeeds.
  */
-import { mkdir, unlink } from 'node:fs/promises';
+import { access, mkdir, rename, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Node, NodeAPI } from 'node-red';
 import type { GatewayClient } from '../../client';
 import { GatewayError, isGatewayError } from '../../errors';
 import { clientSender } from '../../reliability/client-sender';
 import { FlowControl } from '../../reliability/flow-control';
-import { keepByDefault, Outbox, type OutboxEntry } from '../../reliability/outbox';
+import { Outbox, type OutboxEntry } from '../../reliability/outbox';
+import { JournalStore } from '../../reliability/outbox-journal';
 import { resolveReferenceOptions, type ResolvedReferenceOptions } from '../../reliability/reference';
 import { flowOptions, referenceOf } from './client-options';
 import { failed, sharedKey } from '../common/status';
@@ -27,16 +28,16 @@ export interface ConfigHealth {
   kept: number;
 }
 
-/** What a send waiting for the outbox gets when its entry finally went out. */
-export interface OutboxDelivery {
-  result: unknown;
-  reference: string;
+/** An outcome of an outbox entry that no msg waits for any more (accepted before a restart or a redeploy). */
+export interface RestoredOutcome {
+  entry: OutboxEntry;
+  /** The send's result when it went out (or was found by its reference). */
+  result?: unknown;
+  /** The refusal when it was refused for good. */
+  error?: unknown;
 }
 
-interface Waiter {
-  resolve(v: OutboxDelivery): void;
-  reject(e: unknown): void;
-}
+type RestoredListener = (outcome: RestoredOutcome) => void;
 
 /** A kept entry as the editor lists it (never credentials: the outbox does not store them). */
 export interface OutboxListing {
@@ -47,6 +48,8 @@ export interface OutboxListing {
   createdAt: string;
   attempts: number;
   maybeSent: boolean;
+  /** An attempt is under way (or may be, per the journal). */
+  inFlight: boolean;
   lastError: string | undefined;
   caption: unknown;
   recipients: unknown;
@@ -56,6 +59,8 @@ export interface OutboxListing {
 const NOTIFY_MS = 200;
 
 const OUTBOX_DIR = 'smsgw-outbox';
+/** Outcomes for a node that is not (yet) running wait this long for it, then go to the log. */
+const RESTORED_WAIT_MS = 30_000;
 
 export class ReliabilityHost {
   readonly flow: FlowControl;
@@ -68,7 +73,9 @@ export class ReliabilityHost {
   private authFailed: string | undefined;
   private kept = 0;
   private readonly listeners = new Map<Node, () => void>();
-  private readonly waiters = new Map<string, Waiter>();
+  private readonly restoredListeners = new Map<string, RestoredListener>();
+  private readonly unclaimed = new Map<string, Array<{ outcome: RestoredOutcome; until: number }>>();
+  private unclaimedTimer: NodeJS.Timeout | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly offFlow: () => void;
   private closed = false;
@@ -103,7 +110,7 @@ export class ReliabilityHost {
     const userDir = (RED.settings as unknown as Record<string, unknown>).userDir;
     this.outboxFile =
       def.outbox === true && typeof userDir === 'string' && userDir !== ''
-        ? path.join(userDir, OUTBOX_DIR, `${def.id}.json`)
+        ? path.join(userDir, OUTBOX_DIR, `${def.id}.jsonl`)
         : undefined;
     if (def.outbox === true && !this.outboxFile) node.warn(RED._(sharedKey('warn.noUserDir')));
     this.outboxReady = this.outboxFile
@@ -146,32 +153,19 @@ export class ReliabilityHost {
     this.notify(true);
   }
 
-  /** Resolves when the outbox sends the entry; rejects when it is refused for good, cleared, or `signal` aborts. */
-  waitFor(id: string, signal: AbortSignal): Promise<OutboxDelivery> {
-    return new Promise<OutboxDelivery>((resolve, reject) => {
-      const onAbort = (): void => {
-        this.waiters.delete(id);
-        reject(
-          new GatewayError(
-            'TIMEOUT',
-            'the node stopped while the message waited in the outbox; it stays there and is sent when the gateway is back',
-            { ambiguous: false },
-          ),
-        );
-      };
-      if (signal.aborted) return onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.waiters.set(id, {
-        resolve: (v) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(v);
-        },
-        reject: (e) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(e);
-        },
-      });
-    });
+  /**
+   * A send node takes the outcomes of its outbox entries that no msg waits for any more (accepted before a
+   * restart, or before a redeploy of the node); those that came while it was away are handed over now.
+   * Returns the unsubscribe function.
+   */
+  subscribeRestored(origin: string, listener: RestoredListener): () => void {
+    this.restoredListeners.set(origin, listener);
+    const waiting = this.unclaimed.get(origin);
+    this.unclaimed.delete(origin);
+    for (const w of waiting ?? []) listener(w.outcome);
+    return () => {
+      if (this.restoredListeners.get(origin) === listener) this.restoredListeners.delete(origin);
+    };
   }
 
   /** The kept entries for the editor. */
@@ -185,6 +179,7 @@ export class ReliabilityHost {
       createdAt: e.createdAt,
       attempts: e.attempts,
       maybeSent: e.maybeSent,
+      inFlight: e.inFlight,
       lastError: e.lastError,
       caption: e.params.Caption ?? e.params.caption,
       recipients: e.params.Recipient ?? e.params.recipient ?? e.params.Recipients ?? e.params.bRecipient,
@@ -196,55 +191,53 @@ export class ReliabilityHost {
     };
   }
 
-  /** Removes every kept entry (they will not be sent); their waiting messages fail. */
+  /** Removes every entry not under way (they will not be sent); their waiting messages fail (REJECTED). */
   async clear(): Promise<number> {
     const box = await this.outboxReady;
-    if (!box) return 0;
-    const n = await box.clear();
-    for (const [id, w] of this.waiters) {
-      this.waiters.delete(id);
-      w.reject(
-        new GatewayError('REJECTED', 'removed from the outbox before it was sent', { ambiguous: false }),
-      );
-    }
-    return n;
+    return box ? box.clear() : 0;
   }
 
   async close(removed: boolean): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.unclaimedTimer) clearTimeout(this.unclaimedTimer);
+    this.unclaimedTimer = undefined;
     this.offFlow();
     this.flow.close();
     const box = await this.outboxReady;
     if (!box) return;
+    // Attempts under way are aborted and stay in the journal (looked up first when the flow starts again).
     await box.close();
+    for (const [, list] of this.unclaimed) for (const w of list) this.logRestored(w.outcome);
+    this.unclaimed.clear();
     // A deleted config node takes its outbox file along, unless messages are still kept in it.
-    if (removed && box.size === 0) await unlink(box.file).catch(() => undefined);
+    if (removed && box.size === 0) await unlink(box.location).catch(() => undefined);
     else if (removed)
-      this.node.warn(this.RED._(sharedKey('warn.outboxLeft'), { count: box.size, file: box.file }));
+      this.node.warn(this.RED._(sharedKey('warn.outboxLeft'), { count: box.size, file: box.location }));
   }
 
   private async openOutbox(file: string, getClient: () => GatewayClient): Promise<Outbox | undefined> {
     try {
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      await migrateOutboxFile(file);
       const settings = this.RED.settings as unknown as Record<string, unknown>;
       const retry = Number(settings.smsgwOutboxRetryInterval) || undefined;
       const box = await Outbox.open({
-        file,
+        store: new JournalStore({ file }),
         send: clientSender(getClient()),
-        // A send cut off by the flow stopping stays kept (the closing client's error is not a refusal).
-        keep: (err) => this.closed || keepByDefault(err),
+        // As many attempts at once as the flow control lets run: the rest wait in the outbox, on disk.
+        maxActive: Number.isFinite(this.flow.maxConcurrent) ? this.flow.maxConcurrent : 8,
         ...(retry ? { retryIntervalMs: retry, maxRetryIntervalMs: Math.max(retry, 60_000) } : {}),
       });
       for (const w of box.warnings) this.node.warn(w);
-      box.on('sent', (entry, result) => this.delivered(entry, result));
-      box.on('failed', (entry, error) => this.refused(entry, error));
-      box.on('change', (size) => {
-        this.kept = size;
+      box.on('sent', (entry, result) => this.restored({ entry, result }));
+      box.on('failed', (entry, error) => this.restored({ entry, error }));
+      box.on('change', (kept) => {
+        this.kept = kept;
         this.notify(true);
       });
-      this.kept = box.size;
+      this.kept = box.kept;
       if (this.closed) {
         await box.close();
         return undefined;
@@ -258,26 +251,37 @@ export class ReliabilityHost {
     }
   }
 
-  private delivered(entry: OutboxEntry, result: unknown): void {
-    this.report(undefined);
-    const w = this.waiters.get(entry.id);
-    if (w) {
-      this.waiters.delete(entry.id);
-      w.resolve({ result, reference: entry.reference });
-      return;
-    }
-    // Kept before a restart: no msg waits for it any more; the log says it went out.
-    this.node.log(
-      this.RED._(sharedKey('log.outboxSent'), { operation: entry.operation, reference: entry.reference }),
-    );
+  /** An outcome nobody waits for: to the node that submitted it, or (it is gone) to the log. */
+  private restored(outcome: RestoredOutcome): void {
+    this.report(outcome.error);
+    const origin = outcome.entry.origin;
+    const listener = origin ? this.restoredListeners.get(origin) : undefined;
+    if (listener) return listener(outcome);
+    if (!origin || this.closed) return this.logRestored(outcome);
+    // The node may be starting (a deploy): it gets the outcome when it subscribes, or the log does.
+    const list = this.unclaimed.get(origin) ?? [];
+    list.push({ outcome, until: Date.now() + RESTORED_WAIT_MS });
+    this.unclaimed.set(origin, list);
+    this.unclaimedTimer ??= setTimeout(() => this.expireUnclaimed(), RESTORED_WAIT_MS);
   }
 
-  private refused(entry: OutboxEntry, error: unknown): void {
-    this.report(error);
-    const w = this.waiters.get(entry.id);
-    if (w) {
-      this.waiters.delete(entry.id);
-      w.reject(error);
+  private expireUnclaimed(): void {
+    this.unclaimedTimer = undefined;
+    const now = Date.now();
+    for (const [origin, list] of this.unclaimed) {
+      const keep = list.filter((w) => w.until > now);
+      for (const w of list) if (w.until <= now) this.logRestored(w.outcome);
+      if (keep.length > 0) this.unclaimed.set(origin, keep);
+      else this.unclaimed.delete(origin);
+    }
+    if (this.unclaimed.size > 0) this.unclaimedTimer = setTimeout(() => this.expireUnclaimed(), 1000);
+  }
+
+  private logRestored({ entry, error }: RestoredOutcome): void {
+    if (error === undefined) {
+      this.node.log(
+        this.RED._(sharedKey('log.outboxSent'), { operation: entry.operation, reference: entry.reference }),
+      );
       return;
     }
     this.node.error(
@@ -312,4 +316,20 @@ export class ReliabilityHost {
       }
     }
   }
+}
+
+/**
+ * Version 1 kept the outbox in `<config id>.json` (one JSON document); the journal reads that document as its
+ * first line, so moving it to the journal's name is the whole migration (a rename: atomic). Nothing is sent
+ * before the journal is open, so a crash around it cannot repeat a send.
+ */
+async function migrateOutboxFile(file: string): Promise<void> {
+  const old = file.replace(/\.jsonl$/, '.json');
+  if (old === file) return;
+  const exists = (f: string): Promise<boolean> =>
+    access(f).then(
+      () => true,
+      () => false,
+    );
+  if (!(await exists(file)) && (await exists(old))) await rename(old, file);
 }

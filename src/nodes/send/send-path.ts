@@ -42,17 +42,45 @@ function asSent(
   return captionWithReference(base, reference, options ?? resolveReferenceOptions(undefined));
 }
 
+/** What a send node tells the send path about its msg (the input wrapper's context). */
+export interface SendContext {
+  /** The node that sends: outcomes of its messages come back to it after a restart. */
+  origin?: string;
+  /** The outbox has the message durably: the node acknowledges it now (done()). */
+  accepted?(): void;
+  /** The message waits in the outbox for the gateway. */
+  kept?(): void;
+}
+
+/** The fields of a send's outcome that depend on how it went, from a settled outbox entry or a direct send. */
+export function sendDone(
+  value: unknown,
+  caption: unknown,
+  reference: string | undefined,
+  options: ResolvedReferenceOptions | undefined,
+  outbox: boolean,
+): SendDone {
+  return {
+    value,
+    caption: asSent(caption, reference, options),
+    reference,
+    recovered: isRecovered(value),
+    outbox,
+  };
+}
+
 /**
- * Sends one message. `onKept` is called when the gateway could not be reached and the message went into the
- * outbox: the promise then resolves only once the outbox sent it (or rejects when it is refused for good,
- * cleared, or the node stops: `signal`).
+ * Sends one message. With the outbox on, the message is first stored durably (`ctx.accepted()`), then sent;
+ * `ctx.kept()` is called when it has to wait for the gateway. The promise resolves when the gateway's answer
+ * (or a lookup) settles it, or rejects when it is refused for good, cleared, or the node stops (`signal`; the
+ * entry stays and its outcome comes back to the node later).
  */
 export async function sendMessage(
   cfg: SmsgwConfigNode,
   op: OperationDef,
   params: Record<string, unknown>,
   signal: AbortSignal,
-  onKept?: () => void,
+  ctx: SendContext = {},
 ): Promise<SendDone> {
   const host = cfg.reliability;
   if (host?.configError) throw host.configError;
@@ -61,25 +89,13 @@ export async function sendMessage(
   const caption = captionParam ? params[captionParam] : undefined;
   const box = captionParam && host ? await host.outbox() : undefined;
   if (box && host) {
-    const r = await box.submit(op.service, op.name, params);
-    if (r.state === 'sent') {
-      return {
-        value: r.result,
-        caption: asSent(caption, r.reference, host.referenceOptions),
-        reference: r.reference,
-        recovered: isRecovered(r.result),
-        outbox: false,
-      };
-    }
-    onKept?.();
-    const later = await host.waitFor(r.id, signal);
-    return {
-      value: later.result,
-      caption: asSent(caption, later.reference, host.referenceOptions),
-      reference: later.reference,
-      recovered: isRecovered(later.result),
-      outbox: true,
-    };
+    const r = await box.submit(op.service, op.name, params, {
+      origin: ctx.origin,
+      signal,
+      onAccepted: ctx.accepted,
+      onKept: ctx.kept,
+    });
+    return sendDone(r.result, caption, r.reference, host.referenceOptions, r.kept);
   }
   // Chosen here (not inside the client) so the node knows the caption as sent.
   const options = host?.referenceOptions;

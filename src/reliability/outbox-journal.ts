@@ -1,0 +1,265 @@
+/**
+ * The outbox's file store: an append-only journal, one JSON line per change, flushed with group commit (every
+ * record given while a write and its fdatasync are under way goes into the next write: a burst of 1,000 adds
+ * costs a few flushes, not 1,000). Now and then it is compacted: the entries it holds are written as one
+ * snapshot line to a temp file, which is fsync'd and renamed over the journal.
+ *
+ *   {"version":2,"entries":[...]}       first line: a snapshot (a version 1 outbox file is exactly such a line)
+ *   {"add":{...entry}}                  an accepted message
+ *   {"update":{"id":..,"attempts":..,"maybeSent":..,"inFlight":..,"lastError":..}}
+ *   {"remove":"<id>"}                   settled
+ *
+ * A crash can leave a last line half written: it was never acknowledged (its flush had not returned), so it
+ * is ignored. Any other line that cannot be read is skipped with a warning and the file is copied aside first.
+ * Measured (docs/reliability.md): rewriting a 10,000-entry JSON file per change costs ~30 ms; an append ~0.5 ms.
+ */
+import { copyFile, open, type FileHandle } from 'node:fs/promises';
+import { GatewayError } from '../errors';
+import { readIfExists, writeFileAtomic } from './atomic-file';
+import { readEntry, type OutboxEntry, type OutboxStore, type OutboxStoreStats } from './outbox-store';
+
+export interface JournalOptions {
+  file: string;
+  /** Records appended before the journal is compacted (at least twice the entries held; default 1000). */
+  compactAfter?: number;
+}
+
+interface Pending {
+  line: string;
+  /** An add: undone in memory when its write fails (the message was not accepted). */
+  addId: string | undefined;
+  resolve(): void;
+  reject(e: unknown): void;
+}
+
+const VERSION = 2;
+
+/** The fields an update record carries. */
+const updateOf = (e: Readonly<OutboxEntry>): Record<string, unknown> => ({
+  id: e.id,
+  attempts: e.attempts,
+  maybeSent: e.maybeSent,
+  inFlight: e.inFlight,
+  ...(e.lastError !== undefined ? { lastError: e.lastError } : {}),
+});
+
+export class JournalStore implements OutboxStore {
+  readonly location: string;
+  readonly warnings: string[] = [];
+  readonly stats: OutboxStoreStats = { records: 0, syncs: 0, bytes: 0, compactions: 0 };
+  private readonly compactAfter: number;
+  /** What the journal says once every queued record is written (copies: the outbox mutates its own). */
+  private readonly held = new Map<string, OutboxEntry>();
+  private fh: FileHandle | undefined;
+  private queue: Pending[] = [];
+  private writing: Promise<void> | undefined;
+  private scheduled = false;
+  private sinceSnapshot = 0;
+  /** A write failed part-way: the next batch rewrites the file instead of appending to a torn line. */
+  private broken = false;
+  private loaded = false;
+  private closed = false;
+
+  constructor(options: JournalOptions) {
+    if (!options || typeof options.file !== 'string' || options.file === '')
+      throw new GatewayError('CONFIG', 'the outbox journal needs a file');
+    this.location = options.file;
+    this.compactAfter = Math.max(1, options.compactAfter ?? 1000);
+  }
+
+  async load(): Promise<OutboxEntry[]> {
+    const text = await readIfExists(this.location);
+    if (text !== undefined && text !== '') await this.replay(text);
+    // A fresh snapshot: a torn tail, a skipped line or a version 1 file all become a clean journal.
+    await this.snapshot();
+    this.loaded = true;
+    return [...this.held.values()].map((e) => ({ ...e }));
+  }
+
+  add(entry: Readonly<OutboxEntry>): Promise<void> {
+    const copy = { ...entry };
+    return this.enqueue(JSON.stringify({ add: copy }), entry.id, () => this.held.set(entry.id, copy));
+  }
+
+  update(entry: Readonly<OutboxEntry>): Promise<void> {
+    const fields = updateOf(entry);
+    return this.enqueue(JSON.stringify({ update: fields }), undefined, () => {
+      const held = this.held.get(entry.id);
+      if (held) Object.assign(held, fields, { lastError: entry.lastError });
+    });
+  }
+
+  remove(id: string): Promise<void> {
+    return this.enqueue(JSON.stringify({ remove: id }), undefined, () => this.held.delete(id));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.writing || this.scheduled) await (this.writing ?? new Promise((r) => setImmediate(r)));
+    await this.fh?.close();
+    this.fh = undefined;
+  }
+
+  /** Entries held now (for tests and the editor's listing). */
+  get size(): number {
+    return this.held.size;
+  }
+
+  private async replay(text: string): Promise<void> {
+    const read = readJournal(text);
+    for (const e of read.entries) this.held.set(e.id, e);
+    this.warnings.push(...read.warnings);
+    if (read.damaged > 0) {
+      const aside = `${this.location}.damaged-${Date.now()}`;
+      await copyFile(this.location, aside);
+      this.warnings.push(
+        `${read.damaged} unreadable outbox record(s) skipped; the file was copied to ${aside}`,
+      );
+    }
+  }
+
+  /**
+   * Queues a record (its effect on `held` is applied at once, so a compaction includes it) and resolves once
+   * it is flushed. The writer starts on the next turn of the event loop, so a burst given in one turn is one
+   * write; records given while a flush is under way go into the next.
+   */
+  private enqueue(line: string, addId: string | undefined, effect: () => void): Promise<void> {
+    if (this.closed || !this.loaded)
+      return Promise.reject(
+        new GatewayError('CONFIG', `the outbox journal is ${this.closed ? 'closed' : 'not open'}`, {
+          ambiguous: false,
+        }),
+      );
+    effect();
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ line: line + '\n', addId, resolve, reject });
+      if (!this.writing && !this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => {
+          this.scheduled = false;
+          this.writing = this.drain().finally(() => (this.writing = undefined));
+        });
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      try {
+        if (
+          this.broken ||
+          this.sinceSnapshot + batch.length > Math.max(this.compactAfter, 2 * this.held.size)
+        )
+          await this.snapshot();
+        else await this.append(batch);
+        this.stats.records += batch.length;
+        for (const p of batch) p.resolve();
+      } catch (e) {
+        this.broken = true;
+        const text = e instanceof Error ? e.message : String(e);
+        this.warnings.push(`outbox journal write failed: ${text}`);
+        for (const p of batch) if (p.addId !== undefined) this.held.delete(p.addId);
+        // Part of it may be on disk: a message whose add failed may still be sent after a restart.
+        const err = new GatewayError('CONFIG', `the outbox could not store the message: ${text}`, {
+          ambiguous: true,
+          cause: e,
+        });
+        for (const p of batch) p.reject(err);
+      }
+    }
+  }
+
+  private async append(batch: Pending[]): Promise<void> {
+    let text = '';
+    for (const p of batch) text += p.line;
+    const fh = this.fh;
+    if (!fh) throw new Error('the journal is not open');
+    await fh.write(text);
+    await fh.datasync();
+    this.stats.syncs++;
+    this.stats.bytes += Buffer.byteLength(text);
+    this.sinceSnapshot += batch.length;
+  }
+
+  /** Rewrites the journal as one snapshot of what it holds (temp file, fsync, rename, fsync of the directory). */
+  private async snapshot(): Promise<void> {
+    const text = JSON.stringify({ version: VERSION, entries: [...this.held.values()] }) + '\n';
+    await this.fh?.close();
+    this.fh = undefined;
+    await writeFileAtomic(this.location, text);
+    this.fh = await open(this.location, 'a', 0o600);
+    this.stats.syncs += 2;
+    this.stats.bytes += Buffer.byteLength(text);
+    this.stats.compactions++;
+    this.sinceSnapshot = 0;
+    this.broken = false;
+  }
+}
+
+/** What a journal's text holds: the entries (oldest first), lines that could not be read, and warnings. */
+export function readJournal(text: string): { entries: OutboxEntry[]; damaged: number; warnings: string[] } {
+  const held = new Map<string, OutboxEntry>();
+  const warnings: string[] = [];
+  const lines = text.split('\n');
+  let damaged = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    let rec: Record<string, unknown>;
+    try {
+      rec = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      // After the last newline: a record whose write never completed (its flush had not returned, nothing
+      // acknowledged it). A whole record there (a version 1 file has no newline) is read as usual.
+      if (i === lines.length - 1)
+        warnings.push('an unfinished last record (a crash while writing) was ignored');
+      else damaged++;
+      continue;
+    }
+    if (!applyRecord(held, rec, i === 0, warnings)) damaged++;
+  }
+  return { entries: [...held.values()], damaged, warnings };
+}
+
+/** Applies one record; false when it cannot be read. */
+function applyRecord(
+  held: Map<string, OutboxEntry>,
+  rec: Record<string, unknown>,
+  first: boolean,
+  warnings: string[],
+): boolean {
+  if (first && Array.isArray(rec.entries) && typeof rec.version === 'number') {
+    // A snapshot; version 1 (the whole outbox file before the journal) wrote `inFlight` with the same meaning.
+    for (const raw of rec.entries as unknown[]) {
+      const e = readEntry(raw);
+      if (e) held.set(e.id, e);
+      else warnings.push('an unreadable outbox entry was skipped');
+    }
+    return true;
+  }
+  if (rec.add !== undefined) {
+    const e = readEntry(rec.add);
+    if (e) held.set(e.id, e);
+    return e !== undefined;
+  }
+  if (rec.update !== undefined) {
+    const u = (rec.update ?? {}) as Record<string, unknown>;
+    if (typeof u.id !== 'string') return false;
+    const e = held.get(u.id);
+    if (e) {
+      if (typeof u.attempts === 'number') e.attempts = u.attempts;
+      if (typeof u.maybeSent === 'boolean') e.maybeSent = u.maybeSent;
+      if (typeof u.inFlight === 'boolean') e.inFlight = u.inFlight;
+      e.lastError = typeof u.lastError === 'string' ? u.lastError : undefined;
+    }
+    return true;
+  }
+  if (typeof rec.remove === 'string') {
+    held.delete(rec.remove);
+    return true;
+  }
+  return false;
+}

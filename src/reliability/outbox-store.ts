@@ -1,0 +1,110 @@
+/**
+ * What the outbox keeps per message, and the storage interface behind it (docs/reliability.md, "Storage"). The
+ * Outbox decides what to send when; a store only makes its records durable. The file journal
+ * (outbox-journal.ts) is one store; a shared one (Redis) implements the same five methods.
+ */
+import { findOperation } from '../catalogue';
+import type { OperationDef, ServiceName } from '../catalogue/types';
+import { isReference } from './reference';
+
+/** One accepted send as stored (params without credentials). */
+export interface OutboxEntry {
+  id: string;
+  /** The unique reference in its Caption, chosen before anything was written: every attempt carries it. */
+  reference: string;
+  service: ServiceName;
+  operation: string;
+  params: Record<string, unknown>;
+  /** ISO time of the submit (the lookup searches from a day before it). */
+  createdAt: string;
+  /** Attempts made so far (each may include the client's own quick retries). */
+  attempts: number;
+  /** An earlier attempt may have reached the gateway: look the reference up before sending again. */
+  maybeSent: boolean;
+  /**
+   * The store says an attempt may be under way. Written (durably) before an attempt that the stored state
+   * would not otherwise cover, cleared after a failed one: an entry loaded with it set is looked up first.
+   */
+  inFlight: boolean;
+  /** Message of the last failure. */
+  lastError?: string | undefined;
+  /** Who submitted it (a Node-RED node id): its outcome is handed back there, also after a restart. */
+  origin?: string | undefined;
+}
+
+/** Counters of a store, for figures and monitoring. */
+export interface OutboxStoreStats {
+  /** Records written (adds, updates, removes). */
+  records: number;
+  /** Flushes to stable storage (fsync/fdatasync; a compaction counts its file and its directory). */
+  syncs: number;
+  /** Bytes written, compactions included. */
+  bytes: number;
+  /** Times the store was rewritten from what it holds (journal compaction). */
+  compactions: number;
+}
+
+/**
+ * Durable storage of outbox entries. Every method that resolves promises durability of what it was given
+ * (a crash after it resolved loses nothing of it); what is not yet resolved may or may not survive a crash.
+ * Calls may come many at a time: a store should batch them (group commit) rather than flush each alone.
+ */
+export interface OutboxStore {
+  /** Where the entries are kept (a file, a key), for messages. */
+  readonly location: string;
+  /** Problems met (a damaged record skipped, a write that failed), readable by the caller. */
+  readonly warnings: string[];
+  readonly stats: OutboxStoreStats;
+  /** Opens the store: the entries it holds, oldest first (called once, before anything else). */
+  load(): Promise<OutboxEntry[]>;
+  /** A new entry. Resolves once it is durable: only then is the message accepted and attempted. */
+  add(entry: Readonly<OutboxEntry>): Promise<void>;
+  /** New bookkeeping of an entry (attempts, maybeSent, inFlight, lastError). Resolves once durable. */
+  update(entry: Readonly<OutboxEntry>): Promise<void>;
+  /** The entry is settled (sent, found by its reference, refused for good, or removed by the user). */
+  remove(id: string): Promise<void>;
+  /** Resolves once everything given so far is durable; later calls reject. */
+  close(): Promise<void>;
+}
+
+/** Values the client reads back the same from JSON: dates as ISO text, bytes as base64. */
+function toJson(value: unknown): unknown {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (Array.isArray(value)) return value.map(toJson);
+  return value;
+}
+
+/** The params as stored: credential parameters of the catalogue dropped, values made JSON-safe. */
+export function storedParams(op: OperationDef, params: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(params)) {
+    const def = op.params.find((p) => p.name.toLowerCase() === key.toLowerCase());
+    if (def?.credential) continue;
+    out[key] = toJson(value);
+  }
+  return out;
+}
+
+/** An entry read back from storage, checked (a known send, a valid reference) and without credentials. */
+export function readEntry(v: unknown): OutboxEntry | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const e = v as Record<string, unknown>;
+  if (typeof e.id !== 'string' || !isReference(e.reference) || typeof e.operation !== 'string')
+    return undefined;
+  const op = findOperation(e.service as ServiceName, e.operation);
+  if (!op || !e.params || typeof e.params !== 'object') return undefined;
+  return {
+    id: e.id,
+    reference: e.reference,
+    service: op.service,
+    operation: op.name,
+    params: storedParams(op, e.params as Record<string, unknown>),
+    createdAt: typeof e.createdAt === 'string' ? e.createdAt : new Date().toISOString(),
+    attempts: typeof e.attempts === 'number' ? e.attempts : 0,
+    maybeSent: e.maybeSent === true,
+    inFlight: e.inFlight === true,
+    lastError: typeof e.lastError === 'string' ? e.lastError : undefined,
+    origin: typeof e.origin === 'string' ? e.origin : undefined,
+  };
+}
