@@ -13,6 +13,7 @@ import type { ServiceName } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import { captionParamOf } from './job-lookup';
 import { JournalStore } from './outbox-journal';
+import { DueHeap, SeqQueue } from './outbox-queues';
 import { storedParams, type OutboxEntry, type OutboxStore, type OutboxStoreStats } from './outbox-store';
 import { createReference } from './reference';
 import { classifyFailure } from './safe-send';
@@ -38,7 +39,11 @@ export interface OutboxOptions {
   store?: OutboxStore;
   file?: string;
   send: OutboxSender;
-  /** First wait before the gateway is tried again (default 5000 ms), doubled up to `maxRetryIntervalMs`. */
+  /**
+   * First wait before a kept message is tried again (default 5000 ms), doubled for each failed try of it up to
+   * `maxRetryIntervalMs`. A gateway that cannot be reached pauses every attempt for as long (doubling too);
+   * the first success ends the waits of the messages kept for that reason.
+   */
   retryIntervalMs?: number;
   /** Longest wait between tries (default 60000 ms). */
   maxRetryIntervalMs?: number;
@@ -104,48 +109,24 @@ interface Waiter {
 interface Live {
   entry: OutboxEntry;
   /** Order of acceptance: entries are attempted oldest first. */
-  seq: number;
+  readonly seq: number;
   active: boolean;
   /** Had to wait for the gateway (shown as kept until settled). */
   kept: boolean;
   waiter: Waiter | undefined;
+  /** Failed tries in a row (this process): its own backoff. */
+  fails: number;
+  /** When its next try may start. */
+  retryAt: number;
+  /** Its last try found the gateway unreachable: due again at the first success. */
+  unreachable: boolean;
 }
 
-/** Entries waiting for an attempt, oldest first (a sorted array with a moving head). */
-class ReadyQueue {
-  private items: Live[] = [];
-  private head = 0;
-  get length(): number {
-    return this.items.length - this.head;
-  }
-  /** Adds in order of `seq` (new entries go last; a failed one goes back to its place). */
-  insert(live: Live): void {
-    let lo = this.head;
-    let hi = this.items.length;
-    if (hi === lo || this.items[hi - 1]!.seq < live.seq) {
-      this.items.push(live);
-      return;
-    }
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.items[mid]!.seq < live.seq) lo = mid + 1;
-      else hi = mid;
-    }
-    this.items.splice(lo, 0, live);
-  }
-  forEach(fn: (live: Live) => void): void {
-    for (let i = this.head; i < this.items.length; i++) fn(this.items[i]!);
-  }
-  shift(): Live | undefined {
-    if (this.head >= this.items.length) return undefined;
-    const live = this.items[this.head++];
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return live;
-  }
-}
+/** Surely not sent because the gateway (or our own queue) could not take it: everything else waits too. */
+const unreachable = (err: unknown): boolean =>
+  err instanceof GatewayError &&
+  !err.ambiguous &&
+  (err.code === 'QUEUE_FULL' || classifyFailure(err) === 'retry');
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -169,7 +150,10 @@ export class Outbox extends EventEmitter<OutboxEvents> {
   private readonly maxActive: number;
   private readonly keep: (err: unknown) => boolean;
   private readonly entries = new Map<string, Live>();
-  private readonly ready = new ReadyQueue();
+  /** Entries not tried yet (or taken over), oldest first. */
+  private readonly fresh = new SeqQueue<Live>();
+  /** Kept entries, by the time of their next try. */
+  private readonly waiting = new DueHeap<Live>();
   private readonly lifetime = new AbortController();
   private readonly running = new Set<Promise<void>>();
   private readonly idleWaiters: Array<() => void> = [];
@@ -179,8 +163,13 @@ export class Outbox extends EventEmitter<OutboxEvents> {
   private keptNow = 0;
   /** The gateway is away: nothing new is attempted until the timer ends the pause. */
   private paused = false;
-  private timer: NodeJS.Timeout | undefined;
+  private pauseTimer: NodeJS.Timeout | undefined;
+  /** Length of the next pause (doubles while the gateway stays away). */
   private wait: number;
+  private dueTimer: NodeJS.Timeout | undefined;
+  private dueAt = Infinity;
+  /** Some kept entry waits only for the gateway to be reachable again. */
+  private waitingForGateway = false;
   /** Why the gateway was last found away (told to messages kept during the pause). */
   private lastWhy: string | undefined;
   private closed = false;
@@ -247,10 +236,11 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     for (const e of entries) {
       if (this.entries.has(e.id)) continue;
       const entry: OutboxEntry = { ...e, maybeSent: e.maybeSent || e.inFlight };
-      const live: Live = { entry, seq: ++this.seq, active: false, kept: true, waiter: undefined };
+      const live = this.live(entry);
+      live.kept = true;
       this.entries.set(entry.id, live);
       this.keptNow++;
-      this.ready.insert(live);
+      this.fresh.insert(live);
     }
     if (entries.length > 0) this.emit('change', this.keptNow);
     this.pump();
@@ -301,7 +291,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       inFlight: !this.paused,
       origin: options.origin,
     };
-    const live: Live = { entry, seq: ++this.seq, active: false, kept: false, waiter: undefined };
+    const live = this.live(entry);
     this.entries.set(entry.id, live);
     try {
       await this.store.add(entry);
@@ -334,7 +324,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
         onKept: options.onKept,
       };
       live.waiter = waiter;
-      this.ready.insert(live);
+      this.fresh.insert(live);
       if (this.paused) this.markKept(live, this.lastWhy ?? 'the gateway cannot be reached');
       if (this.closed) this.finishWaiter(live, stillKept('the outbox closed'));
       else if (signal?.aborted) onAbort();
@@ -343,12 +333,10 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     });
   }
 
-  /** Tries what is kept now, without waiting for the retry timer; resolves when the outbox is idle again. */
+  /** Tries what is kept now, without waiting for the retry timers; resolves when the outbox is idle again. */
   flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.paused = false;
-    this.wait = this.retryMs;
+    this.endPause();
+    this.waiting.reschedule(() => 0);
     this.pump();
     return this.idle();
   }
@@ -377,7 +365,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       new GatewayError('REJECTED', 'removed from the outbox before it was sent', { ambiguous: false }),
     );
     await this.store.remove(id);
-    // Its place in the ready queue is skipped when reached; pump so that idle() sees it gone.
+    // Its place in a queue is skipped when reached; pump so that idle() sees it gone.
     this.pump();
     return true;
   }
@@ -389,8 +377,8 @@ export class Outbox extends EventEmitter<OutboxEvents> {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.endPause();
+    this.clearDueTimer();
     this.lifetime.abort(new GatewayError('CONFIG', 'the outbox is closing', { ambiguous: false }));
     while (this.running.size > 0) await Promise.all([...this.running]);
     for (const live of this.entries.values()) this.finishWaiter(live, stillKept('the outbox closed'));
@@ -398,15 +386,54 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     this.checkIdle();
   }
 
+  private live(entry: OutboxEntry): Live {
+    return {
+      entry,
+      seq: ++this.seq,
+      active: false,
+      kept: false,
+      waiter: undefined,
+      fails: 0,
+      retryAt: 0,
+      unreachable: false,
+    };
+  }
+
+  /** Starts what may start: kept entries that are due first (they are older), then new ones, in order. */
   private pump(): void {
     while (!this.closed && !this.paused && this.active < this.maxActive) {
-      const live = this.ready.shift();
+      const top = this.waiting.peek();
+      const live = top && top.retryAt <= Date.now() ? this.waiting.pop() : this.fresh.shift();
       if (!live) break;
       // Removed while it waited (remove, clear) or already under way.
       if (this.entries.get(live.entry.id) !== live || live.active) continue;
       this.start(live);
     }
+    this.armDueTimer();
     this.checkIdle();
+  }
+
+  /** Wakes the pump when the earliest kept entry is due (not while paused: the pause's end pumps). */
+  private armDueTimer(): void {
+    const top = this.waiting.peek();
+    if (this.closed || this.paused || !top || top.retryAt >= this.dueAt) return;
+    this.clearDueTimer();
+    this.dueAt = top.retryAt;
+    this.dueTimer = setTimeout(
+      () => {
+        this.dueTimer = undefined;
+        this.dueAt = Infinity;
+        this.pump();
+      },
+      Math.max(0, top.retryAt - Date.now()),
+    );
+    this.dueTimer.unref?.();
+  }
+
+  private clearDueTimer(): void {
+    if (this.dueTimer) clearTimeout(this.dueTimer);
+    this.dueTimer = undefined;
+    this.dueAt = Infinity;
   }
 
   private start(live: Live): void {
@@ -444,8 +471,8 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     }
     this.active--;
     live.active = false;
-    this.wait = this.retryMs;
     this.settle(live, result, undefined);
+    this.reachable();
     this.pump();
   }
 
@@ -472,10 +499,15 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       this.warnings.push(`outbox: ${why}`);
     }
     if (this.entries.get(e.id) !== live) return this.checkIdle();
-    this.ready.insert(live);
+    // Its own backoff; an unreachable gateway also pauses everything (the first success ends both).
+    live.fails++;
+    live.unreachable = unreachable(err) || !attempted;
+    live.retryAt = Date.now() + Math.min(this.maxRetryMs, this.retryMs * 2 ** (live.fails - 1));
+    this.waiting.push(live);
+    if (live.unreachable) this.waitingForGateway = true;
     this.markKept(live, why);
-    if (!this.closed) this.pause(why);
-    this.checkIdle();
+    if (!this.closed && live.unreachable) this.pause(why);
+    this.pump();
   }
 
   private settle(live: Live, result: unknown, err: unknown): void {
@@ -523,21 +555,40 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     this.lastWhy = why;
     if (this.paused) return;
     this.paused = true;
+    this.clearDueTimer();
     // Everything not under way waits for the gateway now (oldest first when it is back).
-    this.ready.forEach((l) => {
+    this.fresh.forEach((l) => {
       if (this.entries.get(l.entry.id) === l) this.markKept(l, why);
     });
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
+    this.pauseTimer = setTimeout(() => {
+      this.pauseTimer = undefined;
       this.paused = false;
       this.pump();
     }, this.wait);
-    this.timer.unref?.();
+    this.pauseTimer.unref?.();
     this.wait = Math.min(this.maxRetryMs, this.wait * 2);
   }
 
+  private endPause(): void {
+    if (this.pauseTimer) clearTimeout(this.pauseTimer);
+    this.pauseTimer = undefined;
+    this.paused = false;
+    this.wait = this.retryMs;
+  }
+
+  /** A send went through: the gateway is back, so what waited only for that is due now. */
+  private reachable(): void {
+    if (this.paused || this.wait !== this.retryMs) this.endPause();
+    if (!this.waitingForGateway) return;
+    this.waitingForGateway = false;
+    this.waiting.reschedule((l) => (l.unreachable ? 0 : undefined));
+  }
+
   private isIdle(): boolean {
-    return this.active === 0 && (this.closed || this.paused || this.ready.length === 0);
+    if (this.active > 0) return false;
+    if (this.closed || this.paused) return true;
+    const top = this.waiting.peek();
+    return this.fresh.length === 0 && !(top && top.retryAt <= Date.now());
   }
 
   private checkIdle(): void {

@@ -287,6 +287,28 @@ describe('reliability: write-ahead outbox', function () {
     assert.deepEqual(jobsPerMessage(emu!, 'm', 3), [1, 1, 1]);
   });
 
+  it('a message whose lookup keeps failing waits on its own backoff: the messages behind it are sent', async () => {
+    const box = await openBox(clientSender(client), undefined, { maxActive: 1 });
+    emu!.faults.add({ kind: 'commitThenDrop', operation: 'SendSMS', count: 1 });
+    emu!.faults.add({ kind: 'http503', operation: 'QueryJobInfoByJobCaption', count: 100_000 });
+    const kept: string[] = [];
+    const stuck = outcome(box.submit('send', 'SendSMS', sms(0), { onKept: (w) => kept.push(w) }));
+    await until(() => kept.length === 1);
+    const behind = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => box.submit('send', 'SendSMS', sms(1 + i))),
+    );
+    assert.equal(behind.length, 20);
+    assert.deepEqual(jobsPerMessage(emu!, 'm', 21), new Array(21).fill(1));
+    assert.equal(box.size, 1, 'the one whose lookup cannot run is still kept (it may have been sent)');
+    emu!.faults.clear();
+    const found = await stuck;
+    assert.equal(
+      ((found as PromiseFulfilledResult<Delivered>).value.result as { recovered?: boolean }).recovered,
+      true,
+    );
+    assert.deepEqual(jobsPerMessage(emu!, 'm', 21), new Array(21).fill(1), 'found, not sent again');
+  });
+
   it('gateway away (answers lost, then port refusing), process restarted: every message sent exactly once', async () => {
     const started = Date.now();
     const first = await openBox();
