@@ -7,6 +7,8 @@ import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { attachConfig, requireConfig } from './config/config';
 import { setupPolling, type PollDef } from './polling/poll-node';
 import { PAGE_LIMIT, readNewReports, type ReportCursor } from './polling/report-cursor';
+import { unusable, type Unusable } from './polling/odd-records';
+import type { SMSReport } from '../client/types.generated';
 
 interface DlrDef extends NodeDef, PollDef {
   gateway: string;
@@ -20,6 +22,9 @@ interface DlrDef extends NodeDef, PollDef {
 export type DlrState = ReportCursor;
 
 export const DEFAULT_FINAL_STATES = 'DELIVERED,UNDELIV,UNDELIVERABLE,EXPIRED,REJECTED,DELETED,FAILED';
+
+const reportMsg = (r: SMSReport): NodeMessage =>
+  ({ payload: r, topic: String(r.JobId), jobId: r.JobId, recipient: r.Recipient }) as NodeMessage;
 
 export default (RED: NodeAPI): void => {
   function SmsgwDlr(this: Node, def: DlrDef): void {
@@ -38,36 +43,46 @@ export default (RED: NodeAPI): void => {
     const lookbackMs = Math.max(0, Number(def.lookback ?? 60) || 0) * 60_000;
     const warnedInstants = new Set<number>();
 
-    setupPolling<DlrState>(RED, node, def, { cursor: null, seen: {} }, async ({ signal, state }) => {
-      const client = requireConfig(config).getClient();
-      const messages: NodeMessage[] = [];
-      const next = await readNewReports(state, {
-        lookbackMs,
-        now: Date.now(),
-        query: (start, limit) =>
-          client.information.queryReceivedDlr({ StartDate: start, Limit: limit }, { signal }),
-        onPage: (fresh) => {
-          for (const r of fresh) {
-            if (def.finalOnly && !finals.has(String(r.Status ?? '').toUpperCase())) continue;
-            messages.push({
-              payload: r,
-              topic: String(r.JobId),
-              jobId: r.JobId,
-              recipient: r.Recipient,
-            } as NodeMessage);
-          }
-        },
-        onSameInstant: (start) => {
-          if (warnedInstants.has(start)) return;
-          warnedInstants.add(start);
-          node.warn(
-            RED._('smsgw-dlr.errors.sameInstant', { limit: PAGE_LIMIT, date: new Date(start).toISOString() }),
-          );
-        },
-      });
-      // Not aborted here: an aborted query rejects, so the poll fails and the state stays as it was.
-      return { messages, state: next ?? state };
-    });
+    setupPolling<DlrState>(
+      RED,
+      node,
+      def,
+      { cursor: null, seen: {} },
+      async ({ signal, state, onWarning }) => {
+        const client = requireConfig(config).getClient();
+        const messages: NodeMessage[] = [];
+        const rejected: Unusable[] = [];
+        const next = await readNewReports(state, {
+          lookbackMs,
+          now: Date.now(),
+          query: (start, limit) =>
+            client.information.queryReceivedDlr({ StartDate: start, Limit: limit }, { signal, onWarning }),
+          // A report whose Id is raw text cannot be told apart by the cursor: the error path, once.
+          onUnusable: (reports) => {
+            for (const r of reports)
+              rejected.push(unusable('information', 'QueryReceivedDLR', 'Id', r.Id, reportMsg(r)));
+          },
+          onPage: (fresh) => {
+            for (const r of fresh) {
+              if (def.finalOnly && !finals.has(String(r.Status ?? '').toUpperCase())) continue;
+              messages.push(reportMsg(r));
+            }
+          },
+          onSameInstant: (start) => {
+            if (warnedInstants.has(start)) return;
+            warnedInstants.add(start);
+            node.warn(
+              RED._('smsgw-dlr.errors.sameInstant', {
+                limit: PAGE_LIMIT,
+                date: new Date(start).toISOString(),
+              }),
+            );
+          },
+        });
+        // Not aborted here: an aborted query rejects, so the poll fails and the state stays as it was.
+        return { messages, state: next ?? state, unusable: rejected };
+      },
+    );
   }
 
   RED.nodes.registerType('smsgw-dlr', SmsgwDlr);

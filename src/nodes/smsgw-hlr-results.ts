@@ -7,6 +7,7 @@ import { attachConfig, requireConfig } from './config/config';
 import { setupPolling, type PollDef } from './polling/poll-node';
 import { toInt } from './common/props';
 import { SeenIds } from './polling/state-file';
+import { unusable, type Unusable } from './polling/odd-records';
 
 interface HlrResultsDef extends NodeDef, PollDef {
   gateway: string;
@@ -29,18 +30,23 @@ export default (RED: NodeAPI): void => {
       node,
       def,
       { seen: [] },
-      async ({ signal, state }) => {
+      async ({ signal, state, onWarning }) => {
         const client = requireConfig(config).getClient();
-        const results = await client.information.queryNewHlrJobs({ Limit: limit }, { signal });
+        const results = await client.information.queryNewHlrJobs({ Limit: limit }, { signal, onWarning });
         const seen = new SeenIds(state.seen);
         const messages: NodeMessage[] = [];
+        const rejected: Unusable[] = [];
         for (const r of results) {
-          const key = String(r.Id);
+          // An Id kept as raw text cannot be told apart: remembered by content, and to the error path once.
+          const usable = Number.isInteger(r.Id);
+          const key = usable ? String(r.Id) : `odd:${JSON.stringify(r)}`;
           if (seen.has(key)) continue;
           seen.add(key);
-          messages.push({ payload: r, topic: r.Number, jobId: r.JobId } as NodeMessage);
+          const msg = { payload: r, topic: r.Number, jobId: r.JobId } as NodeMessage;
+          if (usable) messages.push(msg);
+          else rejected.push(unusable('information', 'QueryNewHLRJobs', 'Id', r.Id, msg));
         }
-        return { messages, state: { seen: seen.toJSON() } };
+        return { messages, state: { seen: seen.toJSON() }, unusable: rejected };
       },
       { destructive: true },
     );

@@ -76,13 +76,13 @@ export default (RED: NodeAPI): void => {
       node,
       def,
       { seen: [] },
-      async ({ signal, state }) => {
+      async ({ signal, state, onWarning }) => {
         const cfg = requireConfig(config);
         const client = cfg.getClient();
         const records: Rec[] =
           cfg.service === 'legacy'
-            ? ((await client.legacy.getNewRecivedSms2({}, { signal })).records as Rec[])
-            : ((await client.information.queryReceivedNewSms({}, { signal })) as unknown as Rec[]);
+            ? ((await client.legacy.getNewRecivedSms2({}, { signal, onWarning })).records as Rec[])
+            : ((await client.information.queryReceivedNewSms({}, { signal, onWarning })) as unknown as Rec[]);
         const seen = new SeenIds(state.seen);
         const messages: NodeMessage[] = [];
         for (const r of records) {
@@ -99,7 +99,8 @@ export default (RED: NodeAPI): void => {
           }
           const sender = String(pick(r, 'Sender', 'sender') ?? '');
           messages.push({
-            payload: String(pick(r, 'Text', 'message', 'Message', 'text') ?? ''),
+            // A record of the older service kept as { raw } (its fields unreadable) passes its text on.
+            payload: String(pick(r, 'Text', 'message', 'Message', 'text', 'raw') ?? ''),
             topic: sender,
             from: sender,
             recipient: sender,

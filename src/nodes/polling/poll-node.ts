@@ -4,6 +4,8 @@ import { NodeGatewayError, statusTextOf, toGatewayError } from '../common/errors
 import { Poller } from './poller';
 import { ContextStateStore, FileStateStore, type StateStore } from './state-store';
 import { failed, idle, sharedKey } from '../common/status';
+import type { GatewayWarning } from '../../client';
+import { warnOnce, type Unusable } from './odd-records';
 
 /** Smallest poll interval accepted, in seconds (a gateway is not a message bus). */
 export const MIN_INTERVAL_S = 1;
@@ -65,6 +67,8 @@ export function stateStoreFor<S>(RED: NodeAPI, node: Node, def: PollDef): StateS
 
 export interface PollContext<S> {
   signal: AbortSignal;
+  /** Pass as the call's `onWarning`: warns once per operation and field (tolerant decoding). */
+  onWarning: (warning: GatewayWarning) => void;
   /** The state loaded at start (or after the last successful poll). */
   state: S;
   /** The msg that triggered the poll in "poll on input" mode. */
@@ -75,6 +79,8 @@ export interface PollContext<S> {
 export interface PollResult<S> {
   messages: NodeMessage[];
   state: S;
+  /** Records the node cannot track: each goes to node.error with its msg (a Catch node gets it), once. */
+  unusable?: Unusable[];
 }
 
 /**
@@ -107,6 +113,7 @@ export function setupPolling<S extends object>(
   );
   const onInputMode = Number(def.inputs) === 1;
   let trigger: NodeMessageInFlow | undefined;
+  const onWarning = warnOnce(RED, node);
 
   /** A signal that aborts READ_GRACE_MS after the poller's, for reads that must not be cut off. */
   const graceful = (signal: AbortSignal): { signal: AbortSignal; dispose(): void } => {
@@ -138,7 +145,7 @@ export function setupPolling<S extends object>(
     const read = options.destructive ? graceful(signal) : { signal, dispose: () => undefined };
     let result: PollResult<S>;
     try {
-      result = await poll({ signal: read.signal, state, ...(trigger ? { trigger } : {}) });
+      result = await poll({ signal: read.signal, state, onWarning, ...(trigger ? { trigger } : {}) });
     } finally {
       read.dispose();
     }
@@ -155,6 +162,8 @@ export function setupPolling<S extends object>(
     }
     if (signal.aborted) return;
     for (const m of result.messages) node.send(m);
+    // The poll still advances past them: they are in the state as seen and reported this once.
+    for (const u of result.unusable ?? []) node.error(u.error, u.msg);
     state = result.state;
     await store.save(state as Persisted<S>);
     host?.report(undefined);

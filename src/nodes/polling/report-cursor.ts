@@ -26,6 +26,12 @@ export interface ReadReports {
   query(start: Date, limit: number): Promise<SMSReport[]>;
   /** The reports of one page not handed on before, in the gateway's order. */
   onPage(fresh: SMSReport[]): void;
+  /**
+   * Reports whose Id is not an integer (kept as raw text by the tolerant decoder): the cursor cannot tell them
+   * apart by Id, so they are remembered by their content and, when this is given, handed here instead of to
+   * onPage (once each). Without it they go to onPage like the others.
+   */
+  onUnusable?(reports: SMSReport[]): void;
   /** A full page all at one instant: StartDate cannot reach past it, so the walk steps over that instant. */
   onSameInstant?(start: number): void;
   /** Checked after each page: when it is true the walk stops and nothing is to be saved. */
@@ -46,15 +52,19 @@ export async function readNewReports(state: ReportCursor, r: ReadReports): Promi
     if (r.aborted?.()) return undefined;
     let newest = start;
     const fresh: SMSReport[] = [];
+    const unusable: SMSReport[] = [];
     for (const report of reports) {
       const at = timeOf(report.Date) ?? cursor;
       newest = Math.max(newest, at);
-      const id = String(report.Id);
+      const usable = Number.isInteger(report.Id);
+      const id = usable ? String(report.Id) : `odd:${JSON.stringify(report)}`;
       if (seen.has(id)) continue;
       seen.set(id, at);
-      fresh.push(report);
+      if (usable || !r.onUnusable) fresh.push(report);
+      else unusable.push(report);
     }
     r.onPage(fresh);
+    if (unusable.length > 0) r.onUnusable?.(unusable);
     cursor = Math.max(cursor, newest);
     if (reports.length < PAGE_LIMIT) break;
     if (newest <= start) {
