@@ -14,6 +14,7 @@ import { SaxesParser } from 'saxes';
 import { WSDL } from 'soap';
 import type { TypeRef } from '../src/catalogue/types';
 import { catalogue, decode, legacy, scanner as xmlScanner } from './pkg';
+import { dlrResponse } from './fixtures';
 import { emit, median, printTable, round } from './lib';
 
 const { DEFAULT_NAMESPACES, complexType, enumType, findOperation } = catalogue;
@@ -56,29 +57,6 @@ function legacyWsdl(): string {
 <wsdl:operation name="GetJobs1"><soap:operation soapAction="${LEGACY_NS}GetJobs1" style="document" /><wsdl:input><soap:body use="literal" /></wsdl:input><wsdl:output><soap:body use="literal" /></wsdl:output></wsdl:operation></wsdl:binding>
 <wsdl:service name="SMSSend"><wsdl:port name="SMSSendSoap" binding="tns:SMSSendSoap"><soap:address location="http://127.0.0.1:1/soap/send.asmx" /></wsdl:port></wsdl:service>
 </wsdl:definitions>`;
-}
-
-function response(n: number): string {
-  const parts: string[] = [
-    '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" ',
-    'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>',
-    `<QueryReceivedDLRResponse xmlns="${NS}"><QueryReceivedDLRResult><StatusCode>Ok</StatusCode><Value>`,
-  ];
-  for (let i = 0; i < n; i++) {
-    const done =
-      i % 7 === 0
-        ? '0001-01-01T00:00:00'
-        : `2026-11-${String(10 + (i % 18))}T10:${String(i % 60).padStart(2, '0')}:03.1234567+01:00`;
-    parts.push(
-      `<SMSReport><Id>${100000 + i}</Id><Recipient>+4917${String(10000000 + i * 7)}</Recipient><JobId>${5000 + (i >> 3)}</JobId>` +
-        `<Status>${i % 5 ? 'Delivered' : 'Buffered &amp; retrying'}</Status><Date>2026-11-22T09:${String(i % 60).padStart(2, '0')}:00.25Z</Date>` +
-        `<MsgCode>${i % 3}</MsgCode><MsgText>Delivered ${i}; T-Mobile DE, 1/1</MsgText>` +
-        `<DoneDate>${done}</DoneDate><DoneDateTimeZoneOffset>60</DoneDateTimeZoneOffset><Sequence>${i % 4}</Sequence>` +
-        `<Caption>Campaign Nov/${i % 10} — Grüße</Caption><CreateDate>2026-11-22T08:00:00</CreateDate></SMSReport>`,
-    );
-  }
-  parts.push('</Value></QueryReceivedDLRResult></QueryReceivedDLRResponse></soap:Body></soap:Envelope>');
-  return parts.join('');
 }
 
 /** A minimal ASMX-shaped WSDL for node-soap, derived from the catalogue. */
@@ -309,7 +287,7 @@ interface CaseResult {
 type Row = Record<string, string | number | null>;
 
 async function runCase(kind: 'dlr' | 'jobs'): Promise<CaseResult> {
-  const xml = kind === 'dlr' ? response(RECORDS) : legacyJobsResponse(RECORDS);
+  const xml = kind === 'dlr' ? dlrResponse(RECORDS) : legacyJobsResponse(RECORDS);
   const buf = Buffer.from(xml, 'utf8');
   const chunks = chunksOf(buf);
   const wsdl =

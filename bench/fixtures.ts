@@ -76,3 +76,30 @@ export const startEmulatorChild = (
     { user: USER, password: PASSWORD, balance: 1e12, duplicateWindowMs: 0, ...extra },
     execArgv,
   );
+
+/**
+ * A QueryReceivedDLR SOAP 1.1 answer with `n` delivery reports (5,000: ~2.2 MB), the large answer the decode and
+ * invoke benchmarks read.
+ */
+export function dlrResponse(n: number): string {
+  const parts: string[] = [
+    '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" ',
+    'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>',
+    `<QueryReceivedDLRResponse xmlns="${DEFAULT_NAMESPACES.gateway}"><QueryReceivedDLRResult><StatusCode>Ok</StatusCode><Value>`,
+  ];
+  for (let i = 0; i < n; i++) {
+    const done =
+      i % 7 === 0
+        ? '0001-01-01T00:00:00'
+        : `2026-11-${String(10 + (i % 18))}T10:${String(i % 60).padStart(2, '0')}:03.1234567+01:00`;
+    parts.push(
+      `<SMSReport><Id>${100000 + i}</Id><Recipient>+4917${String(10000000 + i * 7)}</Recipient><JobId>${5000 + (i >> 3)}</JobId>` +
+        `<Status>${i % 5 ? 'Delivered' : 'Buffered &amp; retrying'}</Status><Date>2026-11-22T09:${String(i % 60).padStart(2, '0')}:00.25Z</Date>` +
+        `<MsgCode>${i % 3}</MsgCode><MsgText>Delivered ${i}; T-Mobile DE, 1/1</MsgText>` +
+        `<DoneDate>${done}</DoneDate><DoneDateTimeZoneOffset>60</DoneDateTimeZoneOffset><Sequence>${i % 4}</Sequence>` +
+        `<Caption>Campaign Nov/${i % 10} — Grüße</Caption><CreateDate>2026-11-22T08:00:00</CreateDate></SMSReport>`,
+    );
+  }
+  parts.push('</Value></QueryReceivedDLRResult></QueryReceivedDLRResponse></soap:Body></soap:Envelope>');
+  return parts.join('');
+}

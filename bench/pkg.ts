@@ -14,6 +14,7 @@ export const catalogue = from<typeof import('../src/catalogue')>('catalogue');
 export const client = from<typeof import('../src/client')>('client');
 export const request = from<typeof import('../src/soap/request')>('soap/request');
 export const decode = from<typeof import('../src/soap/decode')>('soap/decode');
+export const generic = from<typeof import('../src/generic')>('generic');
 export const scanner = from<typeof import('../src/soap/xml-scanner')>('soap/xml-scanner');
 export const legacy = from<typeof import('../src/soap/legacy')>('soap/legacy');
 export const escape = from<typeof import('../src/soap/escape')>('soap/escape');

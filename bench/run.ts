@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { ROOT } from './lib';
 import { renderMarkdown, type Results } from './report';
 
-const ALL = ['envelope', 'decode', 'client', 'nodered', 'emulator', 'polling', 'footprint'];
+const ALL = ['envelope', 'decode', 'client', 'nodered', 'emulator', 'polling', 'footprint', 'invoke'];
 const only = process.env.BENCH_ONLY?.split(',');
 
 function version(pkg: string): string {
@@ -86,6 +86,8 @@ async function main(): Promise<void> {
       node: process.version,
       package: (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
       undici: version('undici'),
+      'fast-xml-parser': version('fast-xml-parser'),
+      xmlbuilder2: version('xmlbuilder2'),
       saxes: version('saxes'),
       soap: version('soap'),
       'strong-soap': version('strong-soap'),

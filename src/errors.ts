@@ -23,6 +23,8 @@ export interface GatewayErrorDetails {
   body?: string | undefined;
   /** True when the request may have reached the service (a send may exist although we saw no answer). */
   ambiguous?: boolean | undefined;
+  /** The SOAP fault's `detail` as a plain object (client.invoke() only; secrets masked). */
+  detail?: unknown;
   cause?: unknown;
 }
 
@@ -37,6 +39,7 @@ export class GatewayError extends Error {
   readonly httpStatus: number | undefined;
   readonly body: string | undefined;
   readonly ambiguous: boolean;
+  readonly detail: unknown;
 
   constructor(code: GatewayErrorCode, message: string, details: GatewayErrorDetails = {}) {
     const where = details.operation ? `${details.operation}: ` : '';
@@ -49,6 +52,7 @@ export class GatewayError extends Error {
     this.httpStatus = details.httpStatus;
     this.body = details.body;
     this.ambiguous = details.ambiguous ?? false;
+    this.detail = details.detail;
   }
 
   /** What Node-RED puts on msg.error and what JSON.stringify shows: no cause chain, no request. */
@@ -63,6 +67,7 @@ export class GatewayError extends Error {
       httpStatus: this.httpStatus,
       body: this.body,
       ambiguous: this.ambiguous,
+      ...(this.detail === undefined ? {} : { detail: this.detail }),
     };
   }
 }

@@ -9,9 +9,19 @@ import { createDispatcher } from '../transport/dispatcher';
 import { DEFAULT_MAX_RESPONSE_BYTES, exchange, type BodyConsumer, type HttpRequest } from '../transport/http';
 import { methodName } from './names';
 import { NamespaceCache } from './namespaces';
+import {
+  checkInvokeOptions,
+  credentialNames,
+  loadGeneric,
+  resolveTarget,
+  withCredentialsFilled,
+  type InvokeOptions,
+  type InvokeTarget,
+  type InvokeTargetInfo,
+} from './invoke';
 import type { CallOptions, GatewayClientOptions, GatewayWarning } from './options';
 import { typedOutcome } from './outcome';
-import { consumerFor } from './response';
+import { CatalogueResponse, consumerFor, type ResponseContext } from './response';
 import { cleanCause, makeCleaner } from './secrets';
 import type {
   CustomerMethods,
@@ -103,6 +113,13 @@ function guarded(fn: () => Promise<unknown>): Promise<unknown> {
 }
 
 const retryable = (op: OperationDef): boolean => op.sends !== true && !op.name.startsWith('Create');
+
+/** Who an error is about: the operation, its service (if known) and whether it may create something. */
+interface ErrorScope {
+  service: ServiceName | undefined;
+  name: string;
+  sends?: boolean | undefined;
+}
 
 /** The limits of one call: the caller's signal and the moment its time is up. */
 interface Scope {
@@ -270,6 +287,24 @@ export class GatewayClient {
   }
 
   /**
+   * Calls any operation, also one the catalogue does not know, and resolves with the answer as a plain object:
+   * namespace prefixes removed, `<Op>Result` unwrapped, values as text (numbers and booleans with
+   * `options.typed`). `target` is a service name or a service path (`/gateway/Other.asmx`); `params` a plain
+   * object (nested objects are child elements, arrays repeated elements, Dates xs:dateTime, Buffers base64).
+   * Same transport, limits, fault mapping and password masking as the typed methods; a SOAP fault rejects with
+   * FAULT and its `detail`. Never retries a send and adds no reference: prefer the typed methods where they
+   * exist (docs/api.md).
+   */
+  invoke(
+    target: InvokeTarget,
+    operation: string,
+    params?: Record<string, unknown>,
+    options?: InvokeOptions,
+  ): Promise<unknown> {
+    return guarded(() => this.runInvoke(target, operation, params, options));
+  }
+
+  /**
    * Closes the connection pool (not a dispatcher passed in). A namespace discovery still under way is aborted;
    * calls already sent finish (each within its timeout); later calls reject with CONFIG.
    */
@@ -320,6 +355,100 @@ export class GatewayClient {
         ? this.runSafe(op, values, clean, options, safe)
         : this.once(op, values, clean, options, typed);
     return this.flow ? this.flow.run(task, options?.signal) : task();
+  }
+
+  private runInvoke(
+    target: unknown,
+    operation: unknown,
+    params: unknown,
+    options: InvokeOptions | undefined,
+  ): Promise<unknown> {
+    const where = resolveTarget(target, operation, this.paths);
+    const name = operation as string;
+    checkInvokeOptions(options, name);
+    if (this.closed) {
+      throw new GatewayError('CONFIG', 'client is closed', {
+        service: where.service,
+        operation: name,
+        ambiguous: false,
+      });
+    }
+    const names = credentialNames(where.op, options?.credentials);
+    const values = withCredentialsFilled(params, names, { user: this.user, password: this.password }, name);
+    const given = names.password === undefined ? undefined : values[names.password];
+    const clean =
+      typeof given === 'string' && given !== this.password ? makeCleaner(this.password, given) : this.clean;
+    const task = (): Promise<unknown> => this.invokeOnce(where, name, values, clean, options);
+    return this.flow ? this.flow.run(task, options?.signal) : task();
+  }
+
+  /** One generic request (read-only catalogue operations with the retries of `retries`) and its answer. */
+  private async invokeOnce(
+    where: InvokeTargetInfo,
+    operation: string,
+    values: Record<string, unknown>,
+    clean: (s: string) => string,
+    options: InvokeOptions | undefined,
+  ): Promise<unknown> {
+    const { service } = where;
+    // An operation the catalogue does not know may create something: its failures are treated like a send's.
+    const errorScope: ErrorScope = {
+      service,
+      name: operation,
+      sends: where.op ? where.op.sends === true : true,
+    };
+    const ms = options?.timeoutMs ?? this.timeoutMs;
+    const scope: Scope = { signal: options?.signal, deadline: ms ? Date.now() + ms : undefined };
+    try {
+      const path = this.prefix + where.path;
+      const namespace =
+        options?.namespace ?? this.namespaces.peek(path) ?? (await this.discoverFor(path, scope));
+      const generic = loadGeneric();
+      let req: HttpRequest;
+      try {
+        req = generic.buildGenericRequest({
+          transport: this.transport,
+          path,
+          namespace,
+          operation,
+          params: values,
+          style: options?.style ?? where.op?.style ?? 'document',
+          headers: options?.headers,
+          soapAction: options?.soapAction,
+        });
+      } catch (e) {
+        if (!(e instanceof generic.GenericRequestError)) throw e;
+        throw new GatewayError('VALIDATION', e.message, { service, operation, ambiguous: false });
+      }
+      const transport = this.transport;
+      const ctx: ResponseContext = {
+        service,
+        operation,
+        clean,
+        decoder: () =>
+          generic.createGenericDecoder({
+            transport,
+            service,
+            operation,
+            typed: options?.typed,
+            lists: options?.lists,
+          }),
+      };
+      const send = (): Promise<unknown> =>
+        exchange(this.dispatcher, req, {
+          origin: this.origin,
+          signal: scope.signal,
+          deadline: scope.deadline,
+          details: { service, operation },
+          clean,
+          // The generic decoder holds the whole answer: this limit is what bounds it.
+          maxBytes: this.maxResponseBytes,
+          onHead: (head) => consumerFor(ctx, head),
+        });
+      return await (where.op && retryable(where.op) ? this.withRetries(true, scope, send) : send());
+    } catch (e) {
+      throw this.sanitize(e, errorScope, clean);
+    }
   }
 
   /**
@@ -428,7 +557,7 @@ export class GatewayClient {
         body: wire.body,
       };
       const warn = this.warnerFor(options, clean);
-      const ctx = { op, transport: this.transport, zoneless: this.zoneless, clean, warn };
+      const ctx = new CatalogueResponse(op, this.transport, this.zoneless, clean, warn);
       const send = (): Promise<unknown> =>
         exchange(this.dispatcher, req, {
           origin: this.origin,
@@ -605,7 +734,7 @@ export class GatewayClient {
   }
 
   /** Last line of defence: whatever escapes carries no password (message, body, status, cause). */
-  private sanitize(e: unknown, op: OperationDef, clean: (s: string) => string): GatewayError {
+  private sanitize(e: unknown, op: ErrorScope, clean: (s: string) => string): GatewayError {
     const err =
       e instanceof GatewayError
         ? e
@@ -625,6 +754,7 @@ export class GatewayClient {
       httpStatus: err.httpStatus,
       body: err.body === undefined ? undefined : clean(err.body),
       ambiguous: err.ambiguous,
+      detail: err.detail,
       cause: err.cause === undefined ? undefined : cleanCause(err.cause, clean),
     });
   }

@@ -3,25 +3,53 @@
  * 200 → decoder; 500 with XML → decoder (a SOAP fault); 500 text/plain → FAULT with the text;
  * an HTML page, an empty 400/415 or any other status → HTTP. Bodies are streamed, never buffered whole.
  */
-import type { OperationDef } from '../catalogue/types';
+import type { OperationDef, ServiceName } from '../catalogue/types';
 import { GatewayError } from '../errors';
-import { createResponseDecoder } from '../soap/decode';
+import { createResponseDecoder, type ResponseDecoder } from '../soap/decode';
 import type { Transport } from '../soap/request';
 import type { BodyConsumer, ResponseHead } from '../transport/http';
 import type { WarningSink } from '../soap/warnings';
-import { cleanCause } from './secrets';
+import { cleanCause, cleanValue } from './secrets';
 
 const EXCERPT_BYTES = 2048;
 const EXCERPT_CHARS = 300;
 const PLAIN_LIMIT = 64 * 1024;
 
+/** What reading one answer needs: who asked (for errors), how to mask secrets, how to decode the body. */
 export interface ResponseContext {
-  op: OperationDef;
-  transport: Transport;
-  zoneless: 'utc' | 'local';
-  clean: (s: string) => string;
-  /** Told of values kept as raw text and unknown elements skipped (undefined: nobody listens). */
-  warn?: WarningSink | undefined;
+  readonly service: ServiceName | undefined;
+  readonly operation: string;
+  readonly clean: (s: string) => string;
+  /** A decoder for a body that holds the answer or a SOAP fault (typed: the catalogue's; invoke(): generic). */
+  decoder(): ResponseDecoder;
+}
+
+/** The typed path's context: the catalogue-directed streaming decoder of src/soap. */
+export class CatalogueResponse implements ResponseContext {
+  constructor(
+    private readonly op: OperationDef,
+    private readonly transport: Transport,
+    private readonly zoneless: 'utc' | 'local',
+    readonly clean: (s: string) => string,
+    /** Told of values kept as raw text and unknown elements skipped (undefined: nobody listens). */
+    private readonly warn?: WarningSink | undefined,
+  ) {}
+
+  get service(): ServiceName {
+    return this.op.service;
+  }
+
+  get operation(): string {
+    return this.op.name;
+  }
+
+  decoder(): ResponseDecoder {
+    return createResponseDecoder(this.op, {
+      transport: this.transport,
+      zoneless: this.zoneless,
+      warn: this.warn,
+    });
+  }
 }
 
 /** Keeps the first bytes of a body for error messages without copying the rest. */
@@ -57,8 +85,8 @@ const isXml = (mediaType: string): boolean =>
 /** Re-issues an error from the decoder with the response's details and every secret removed. */
 function enrich(err: unknown, ctx: ResponseContext, status: number, excerpt: Excerpt): GatewayError {
   const base = {
-    service: ctx.op.service,
-    operation: ctx.op.name,
+    service: ctx.service,
+    operation: ctx.operation,
     httpStatus: status,
     body: short(excerpt.text(), ctx.clean),
   };
@@ -71,6 +99,7 @@ function enrich(err: unknown, ctx: ResponseContext, status: number, excerpt: Exc
       ...base,
       status: err.status === undefined ? undefined : ctx.clean(err.status),
       ambiguous,
+      detail: err.detail === undefined ? undefined : cleanValue(err.detail, ctx.clean),
       cause: err.cause === undefined ? undefined : cleanCause(err.cause, ctx.clean),
     });
   }
@@ -83,11 +112,7 @@ function enrich(err: unknown, ctx: ResponseContext, status: number, excerpt: Exc
 }
 
 function decoding(ctx: ResponseContext, status: number): BodyConsumer<unknown> {
-  const decoder = createResponseDecoder(ctx.op, {
-    transport: ctx.transport,
-    zoneless: ctx.zoneless,
-    warn: ctx.warn,
-  });
+  const decoder = ctx.decoder();
   const excerpt = new Excerpt();
   return {
     write(chunk) {
@@ -107,8 +132,8 @@ function decoding(ctx: ResponseContext, status: number): BodyConsumer<unknown> {
       }
       if (status !== 200) {
         throw new GatewayError('HTTP', `HTTP ${status} without a SOAP fault`, {
-          service: ctx.op.service,
-          operation: ctx.op.name,
+          service: ctx.service,
+          operation: ctx.operation,
           httpStatus: status,
           body: short(excerpt.text(), ctx.clean),
         });
@@ -129,8 +154,8 @@ function plainFault(ctx: ResponseContext, status: number): BodyConsumer<never> {
       const typed = /^([\w.]+(?:Exception|Error)):\s*(.*)$/.exec(firstLine);
       const message = (typed ? typed[2] : firstLine) || 'empty error text';
       throw new GatewayError('FAULT', message, {
-        service: ctx.op.service,
-        operation: ctx.op.name,
+        service: ctx.service,
+        operation: ctx.operation,
         status: typed ? typed[1] : undefined,
         httpStatus: status,
         body: short(text, (s) => s),
@@ -146,8 +171,8 @@ function httpError(ctx: ResponseContext, head: ResponseHead, why: string): BodyC
     end() {
       const body = short(excerpt.text(), ctx.clean);
       throw new GatewayError('HTTP', `${why}${body ? '' : ' (empty body)'}`, {
-        service: ctx.op.service,
-        operation: ctx.op.name,
+        service: ctx.service,
+        operation: ctx.operation,
         httpStatus: head.status,
         body,
         // A 200 we cannot read, a bad gateway or a gateway timeout say nothing about whether the service ran.

@@ -41,3 +41,15 @@ export function cleanCause(err: unknown, clean: (s: string) => string): unknown 
   if (typeof code === 'string') Object.assign(copy, { code });
   return copy;
 }
+
+/** A plain value (a fault's detail) with every string cleaned; the copy keeps its shape. */
+export function cleanValue(value: unknown, clean: (s: string) => string): unknown {
+  if (typeof value === 'string') return clean(value);
+  if (Array.isArray(value)) return value.map((v) => cleanValue(v, clean));
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[clean(k)] = cleanValue(v, clean);
+    return out;
+  }
+  return value;
+}

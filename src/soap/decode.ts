@@ -6,6 +6,7 @@
  */
 import type { OperationDef } from '../catalogue/types';
 import { GatewayError } from '../errors';
+import { faultError } from './fault';
 import { NS } from './ns';
 import {
   COMPLEX,
@@ -521,16 +522,15 @@ class Decoder implements ResponseDecoder {
         break;
       }
       case FAULT_CODE_TEXT:
-        this.faultCode ??= localOf(f.text.trim());
+        this.faultCode ??= f.text.trim();
         break;
       case FAULT_STRING_TEXT:
         this.faultString ??= f.text.trim();
         break;
       case FAULT:
-        throw new GatewayError('FAULT', this.faultString || 'SOAP fault', {
+        throw faultError(this.faultString, this.faultCode, {
           service: this.op.service,
           operation: this.op.name,
-          status: this.faultCode,
         });
       case ENVELOPE:
         this.done = true;
