@@ -1,13 +1,16 @@
 /**
  * smsgw-dlr: delivery reports (QueryReceivedDLR), one msg each: msg.payload = the SMSReport, msg.topic =
- * the JobId. A StartDate cursor moves with the newest report seen; each poll re-reads a short overlap
- * (late reports) and drops what it already emitted by report Id; full pages of 5000 are followed at once.
+ * the JobId, msg.statusKind = final / pending / unknown. A StartDate cursor moves with the newest report seen;
+ * each poll re-reads a short overlap (late reports) and drops what it already emitted by report Id; full pages
+ * of 5000 are followed at once. "Final states only" leaves out only the states known to be pending: a status in
+ * neither list is passed on (with one warning per status), since both lists are guesses.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { attachConfig, requireConfig } from './config/config';
 import { setupPolling, type PollDef } from './polling/poll-node';
 import { PAGE_LIMIT, readNewReports, type ReportCursor } from './polling/report-cursor';
 import { unusable, type Unusable } from './polling/odd-records';
+import { ReportStatuses, statusOf, type StatusKind } from './polling/report-status';
 import type { SMSReport } from '../client/types.generated';
 
 interface DlrDef extends NodeDef, PollDef {
@@ -15,16 +18,16 @@ interface DlrDef extends NodeDef, PollDef {
   finalOnly?: boolean;
   /** Comma-separated report states that count as final (SMSReport.Status values are not in the spec). */
   finalStates?: string;
+  /** Comma-separated report states known to come before a final one (left out with finalOnly). */
+  pendingStates?: string;
   /** Minutes back a node with no saved cursor starts from. */
   lookback?: number | string;
 }
 
 export type DlrState = ReportCursor;
 
-export const DEFAULT_FINAL_STATES = 'DELIVERED,UNDELIV,UNDELIVERABLE,EXPIRED,REJECTED,DELETED,FAILED';
-
-const reportMsg = (r: SMSReport): NodeMessage =>
-  ({ payload: r, topic: String(r.JobId), jobId: r.JobId, recipient: r.Recipient }) as NodeMessage;
+const reportMsg = (r: SMSReport, statusKind?: StatusKind): NodeMessage =>
+  ({ payload: r, topic: String(r.JobId), jobId: r.JobId, recipient: r.Recipient, statusKind }) as NodeMessage;
 
 export default (RED: NodeAPI): void => {
   function SmsgwDlr(this: Node, def: DlrDef): void {
@@ -34,12 +37,13 @@ export default (RED: NodeAPI): void => {
 
   function start(node: Node, def: DlrDef): void {
     const config = attachConfig(RED, node, def.gateway);
-    const finals = new Set(
-      (def.finalStates || DEFAULT_FINAL_STATES)
-        .split(/[,;\s]+/)
-        .map((s) => s.trim().toUpperCase())
-        .filter(Boolean),
-    );
+    const statuses = ReportStatuses.from(def.finalStates, def.pendingStates);
+    const warnedStatuses = new Set<string>();
+    const warnUnknown = (status: string): void => {
+      if (warnedStatuses.has(status)) return;
+      warnedStatuses.add(status);
+      node.warn(RED._('smsgw-dlr.errors.unknownStatus', { status }));
+    };
     const lookbackMs = Math.max(0, Number(def.lookback ?? 60) || 0) * 60_000;
     const warnedInstants = new Set<number>();
 
@@ -64,8 +68,10 @@ export default (RED: NodeAPI): void => {
           },
           onPage: (fresh) => {
             for (const r of fresh) {
-              if (def.finalOnly && !finals.has(String(r.Status ?? '').toUpperCase())) continue;
-              messages.push(reportMsg(r));
+              const statusKind = statuses.kindOf(r.Status);
+              if (def.finalOnly && statusKind === 'pending') continue;
+              if (def.finalOnly && statusKind === 'unknown') warnUnknown(statusOf(r.Status));
+              messages.push(reportMsg(r, statusKind));
             }
           },
           onSameInstant: (start) => {

@@ -9,9 +9,10 @@ import {
   type DeliveryOutcome,
   type DeliveryTrackerOptions,
 } from '../../src/nodes/send/delivery-tracker';
-import { TRACKER_FINAL_STATES } from '../../src/nodes/send/delivery-host';
+import { ReportStatuses } from '../../src/nodes/polling/report-status';
+import type { SMSReport } from '../../src/client/types.generated';
 
-const FINAL = new Set(TRACKER_FINAL_STATES.split(','));
+const STATUSES = ReportStatuses.from(undefined, undefined);
 
 describe('delivery tracker (shared QueryReceivedDLR poll)', () => {
   let emu: RunningEmulator;
@@ -49,7 +50,7 @@ describe('delivery tracker (shared QueryReceivedDLR poll)', () => {
         return client.information.queryReceivedDlr({ StartDate: start, Limit: limit }, { signal });
       },
       intervalMs: 3_600_000, // the tests tick by hand
-      finalStates: FINAL,
+      statuses: STATUSES,
       lookbackMs: 3_600_000,
       now: () => clock,
       ...extra,
@@ -153,6 +154,81 @@ describe('delivery tracker (shared QueryReceivedDLR poll)', () => {
       got.map((o) => [o.JobId, o.outcome]),
       [[42, 'timeout']],
     );
+  });
+
+  describe('report states the lists do not know (the spec shows none)', () => {
+    /** A gateway whose QueryReceivedDLR answers with these reports (one page, all at one date). */
+    const reportsWith = (
+      jobId: number,
+      statuses: Array<[string, string]>,
+    ): DeliveryTrackerOptions['query'] => {
+      const at = new Date(clock);
+      const reports = statuses.map(
+        ([Recipient, Status], i) =>
+          ({ Id: jobId * 10 + i, JobId: jobId, Recipient, Status, Date: at }) as unknown as SMSReport,
+      );
+      return () => Promise.resolve(reports);
+    };
+
+    it("SMPP's seven-letter states (DELIVRD, REJECTD) end a job like DELIVERED and REJECTED", async () => {
+      const t = tracker({
+        query: reportsWith(7001, [
+          ['+491', 'DELIVRD'],
+          ['+492', 'REJECTD'],
+        ]),
+      });
+      const got = collect(t, 'n1');
+      t.track({ jobId: 7001, owner: 'n1', recipients: ['+491', '+492'], timeoutMs: 60_000 });
+      await t.tick();
+      assert.equal(got.length, 1);
+      assert.equal(got[0]!.outcome, 'final');
+      assert.deepEqual([got[0]!.delivered, got[0]!.failed, got[0]!.unknown, got[0]!.missing], [1, 1, 0, 0]);
+    });
+
+    it('a state in neither list: warned once, never ends the job, which times out with the report counted as unknown', async () => {
+      const unknown: Array<[string, number | string]> = [];
+      const t = tracker({
+        query: reportsWith(7002, [
+          ['+491', 'DELIVERED'],
+          ['+492', 'SOMETHING_NEW'],
+          ['+493', 'SOMETHING_NEW'],
+        ]),
+        onUnknownStatus: (status, jobId) => unknown.push([status, jobId]),
+      });
+      const got = collect(t, 'n1');
+      t.track({ jobId: 7002, owner: 'n1', recipients: ['+491', '+492', '+493', '+494'], timeoutMs: 5_000 });
+      await t.tick();
+      await t.tick();
+      assert.equal(got.length, 0, 'not final: the unknown state is not taken for a final one');
+      assert.deepEqual(unknown, [['SOMETHING_NEW', 7002]], 'one warning per state');
+      clock += 5_001;
+      await t.tick();
+      assert.equal(got.length, 1);
+      const o = got[0]!;
+      assert.equal(o.outcome, 'timeout');
+      assert.deepEqual([o.delivered, o.failed, o.unknown, o.missing], [1, 0, 2, 1]);
+      assert.deepEqual(
+        o.reports.map((r) => r.Status),
+        ['DELIVERED', 'SOMETHING_NEW', 'SOMETHING_NEW'],
+        'every report reaches the flow',
+      );
+      assert.equal(t.size, 0);
+    });
+
+    it('a known pending state is neither unknown nor final', async () => {
+      const unknown: string[] = [];
+      const t = tracker({
+        query: reportsWith(7003, [['+491', 'ENROUTE']]),
+        onUnknownStatus: (status) => unknown.push(status),
+      });
+      const got = collect(t, 'n1');
+      t.track({ jobId: 7003, owner: 'n1', recipients: ['+491'], timeoutMs: 1_000 });
+      await t.tick();
+      clock += 1_001;
+      await t.tick();
+      assert.deepEqual(unknown, []);
+      assert.deepEqual([got[0]!.outcome, got[0]!.unknown, got[0]!.missing], ['timeout', 0, 1]);
+    });
   });
 
   it('survives a restart: a new tracker from the same userDir resumes tracking (no context)', async () => {

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import type { Node } from 'node-red';
 import { GatewayClient } from '../../src/client';
+import { startEmulator, type RunningEmulator } from '../../src/emulator';
+import { RespelledReports } from './respelled-reports';
 import {
   collect,
   flowWith,
@@ -23,9 +25,9 @@ import {
 } from './helpers';
 
 /** Sends one SMS per recipient list through the client the config node owns, and returns the JobIds. */
-async function sendJobs(env: Env, lists: string[][]): Promise<number[]> {
+async function sendJobs(url: string, lists: string[][]): Promise<number[]> {
   const client = new GatewayClient({
-    baseUrl: env.emu.url,
+    baseUrl: url,
     user: 'demo',
     password: 'demo-password',
     maxRecipients: 5000,
@@ -190,7 +192,7 @@ describe('nodes: polling triggers', () => {
       const flow = flowWith(env.emu.url, [poller('smsgw-dlr')]);
       await loadFlow(flow);
       await pollOnce(); // reports of earlier tests' jobs, if any
-      const [jobA] = await sendJobs(env, [numbers('1', 3)]);
+      const [jobA] = await sendJobs(env.emu.url, [numbers('1', 3)]);
       env.emu.control.finishJobs();
       const first = await pollOnce();
       assert.deepEqual(
@@ -208,7 +210,7 @@ describe('nodes: polling triggers', () => {
       await loadFlow(flow);
       assert.deepEqual(await pollOnce(), [], 'nothing is emitted twice after a restart');
 
-      const [jobB] = await sendJobs(env, [numbers('2', 2)]);
+      const [jobB] = await sendJobs(env.emu.url, [numbers('2', 2)]);
       env.emu.control.finishJobs();
       const after = await pollOnce();
       assert.deepEqual(
@@ -221,7 +223,7 @@ describe('nodes: polling triggers', () => {
       const flow = flowWith(env.emu.url, [poller('smsgw-dlr')]);
       await loadFlow(flow);
       await pollOnce();
-      const [jobA] = await sendJobs(env, [numbers('7', 2)]);
+      const [jobA] = await sendJobs(env.emu.url, [numbers('7', 2)]);
       env.emu.control.finishJobs();
       assert.deepEqual(
         (await pollOnce()).map((m) => m.jobId),
@@ -231,7 +233,7 @@ describe('nodes: polling triggers', () => {
       const changed = flow.map((n) => (n.id === 'p1' ? { ...n, name: 'renamed' } : n));
       await helper.setFlows(changed, 'nodes', { cfg: { user: 'demo', password: 'demo-password' } });
       assert.equal((helper.getNode('p1') as unknown as { name: string }).name, 'renamed');
-      const [jobB] = await sendJobs(env, [numbers('8', 1)]);
+      const [jobB] = await sendJobs(env.emu.url, [numbers('8', 1)]);
       env.emu.control.finishJobs();
       assert.deepEqual(
         (await pollOnce()).map((m) => m.jobId),
@@ -239,22 +241,70 @@ describe('nodes: polling triggers', () => {
       );
     });
 
-    it('"final states only" drops the others', async () => {
+    it('"final states only" leaves out the states known not to be final (Not final)', async () => {
       await loadFlow(
-        flowWith(env.emu.url, [poller('smsgw-dlr', { finalOnly: true, finalStates: 'DELIVERED' })]),
+        flowWith(env.emu.url, [
+          poller('smsgw-dlr', { finalOnly: true, finalStates: 'DELIVERED', pendingStates: 'EXPIRED' }),
+        ]),
       );
       await pollOnce();
       const [ok, gone] = numbers('3', 2) as [string, string];
       env.emu.control.setSubscriberState(gone, 'unreachable');
-      const [job] = await sendJobs(env, [[ok, gone]]);
+      const [job] = await sendJobs(env.emu.url, [[ok, gone]]);
       env.emu.control.finishJobs();
       const got = await pollOnce();
       assert.deepEqual(
         got
           .filter((m) => m.jobId === job)
-          .map((m) => (m.payload as { Status: string; Recipient: string }).Recipient),
-        [ok],
+          .map((m) => [(m.payload as { Recipient: string }).Recipient, m.statusKind]),
+        [[ok, 'final']],
       );
+    });
+
+    describe('report states the lists do not know (the spec shows none)', () => {
+      let odd: RunningEmulator<RespelledReports>;
+      before(async () => {
+        odd = await startEmulator({ backend: new RespelledReports({ balance: 1000 }), console: false });
+      });
+      after(() => odd.close());
+
+      /** One job to these numbers, whose reports carry the given statuses; the trigger's msgs for it. */
+      async function reportsFor(finalOnly: boolean, statuses: string[]): Promise<unknown[][]> {
+        // Another gateway: the report ids this node saw from the shared emulator mean nothing here.
+        rmSync(path.join(env.userDir, 'smsgw-state', 'smsgw-dlr.p1.json'), { force: true });
+        await loadFlow(flowWith(odd.url, [poller('smsgw-dlr', { finalOnly })]));
+        const recipients = statuses.map((_, i) => `+4917055500${String(i).padStart(3, '0')}`);
+        recipients.forEach((r, i) => odd.state.statusOf.set(r, statuses[i]!));
+        const [job] = await sendJobs(odd.url, [recipients]);
+        odd.control.finishJobs();
+        const got = await pollOnce();
+        return got
+          .filter((m) => m.jobId === job)
+          .map((m) => [(m.payload as { Status: string }).Status, m.statusKind]);
+      }
+
+      it('"final states only" still emits a report whose state is in neither list, and warns once per state', async () => {
+        const got = await reportsFor(true, ['DELIVERED', 'ENROUTE', 'WEIRD', 'DELIVRD', 'WEIRD']);
+        assert.deepEqual(got, [
+          ['DELIVERED', 'final'],
+          ['WEIRD', 'unknown'],
+          ['DELIVRD', 'final'],
+          ['WEIRD', 'unknown'],
+        ]);
+        const warned = warnings('p1');
+        assert.equal(warned.length, 1, warned.join('\n'));
+        assert.match(warned[0]!, /unknownStatus/);
+      });
+
+      it('without "final states only" every report is emitted with its statusKind, no warning', async () => {
+        const got = await reportsFor(false, ['ACCEPTD', 'WEIRD', 'UNDELIV']);
+        assert.deepEqual(got, [
+          ['ACCEPTD', 'pending'],
+          ['WEIRD', 'unknown'],
+          ['UNDELIV', 'final'],
+        ]);
+        assert.deepEqual(warnings('p1'), []);
+      });
     });
 
     it('follows pages past 5000 reports in one poll, without duplicates', async function () {
@@ -263,7 +313,7 @@ describe('nodes: polling triggers', () => {
       await pollOnce();
       const ids: number[] = [];
       for (let i = 0; i < 6; i++) {
-        ids.push(...(await sendJobs(env, [numbers(`4${i}`, 1000)])));
+        ids.push(...(await sendJobs(env.emu.url, [numbers(`4${i}`, 1000)])));
         env.emu.control.advance(2000); // each job's reports at their own instant
       }
       const got = await pollOnce();
@@ -278,7 +328,7 @@ describe('nodes: polling triggers', () => {
       await loadFlow(flowWith(env.emu.url, [poller('smsgw-dlr')]));
       await pollOnce();
       const ids = await sendJobs(
-        env,
+        env.emu.url,
         [0, 1, 2, 3, 4, 5].map((i) => numbers(`5${i}`, 1000)),
       );
       env.emu.control.finishJobs(); // 6000 reports with the very same date
@@ -287,7 +337,7 @@ describe('nodes: polling triggers', () => {
       const node = helper.getNode('p1') as unknown as { warn: { args: unknown[][] } };
       assert.match(String(node.warn.args.at(-1)![0]), /sameInstant/);
       env.emu.control.advance(2000);
-      const [later] = await sendJobs(env, [numbers('6', 1)]);
+      const [later] = await sendJobs(env.emu.url, [numbers('6', 1)]);
       env.emu.control.finishJobs();
       const next = await pollOnce();
       assert.deepEqual(

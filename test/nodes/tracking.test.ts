@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import {
   collect,
@@ -12,9 +12,12 @@ import {
   startEnv,
   stopEnv,
   waitFor,
+  warnings,
   type Env,
   type FlowNode,
 } from './helpers';
+import { startEmulator, type RunningEmulator } from '../../src/emulator';
+import { RespelledReports } from './respelled-reports';
 
 interface Outcome {
   JobId: number;
@@ -154,5 +157,51 @@ describe('nodes: smsgw-send-sms delivery tracking (outputs 2 and 3)', () => {
     await helper.setFlows(withoutS1, 'full', { cfg: { user: 'demo', password: 'demo-password' } });
     const cfg = helper.getNode('cfg') as unknown as { getDeliveryTracker(): { size: number } };
     assert.equal(cfg.getDeliveryTracker().size, 0);
+  });
+
+  describe('report states the lists do not know (the spec shows none)', () => {
+    let odd: RunningEmulator<RespelledReports>;
+    before(async () => {
+      odd = await startEmulator({ backend: new RespelledReports({ balance: 1000 }), console: false });
+    });
+    after(() => odd.close());
+    beforeEach(() =>
+      rmSync(path.join(env.userDir, 'smsgw-state', 'smsgw-delivery.cfg.json'), { force: true }),
+    );
+
+    const oddFlow = (timeoutMinutes: number): FlowNode[] => [
+      ...flowWith(odd.url, [sender('s1', { trackTimeout: timeoutMinutes })]),
+      { id: 'out3', type: 'helper', z: 'tab' },
+    ];
+
+    it('DELIVRD (SMPP spelling) is final and delivered: output 2', async () => {
+      await loadFlow(oddFlow(5));
+      odd.state.statusOf.set('+4917012399061', 'DELIVRD');
+      const delivered = nextMessage('out2');
+      send('s1', { payload: 'smpp', recipient: '+4917012399061' });
+      odd.control.finishJobs();
+      const o = (await delivered).payload as Outcome & { unknown: number };
+      assert.deepEqual([o.outcome, o.delivered, o.failed, o.unknown, o.missing], ['final', 1, 0, 0, 0]);
+    });
+
+    it('a state in neither list reaches the flow on output 3 at the deadline, counted as unknown, with a warning', async () => {
+      await loadFlow(oddFlow(0.02)); // 1.2 s
+      odd.state.statusOf.set('+4917012399071', 'SOMETHING_NEW');
+      const got2 = collect('out2');
+      const timedOut = nextMessage('out3', 8000);
+      send('s1', { payload: 'odd', recipient: '+4917012399071' });
+      odd.control.finishJobs();
+      const o = (await timedOut).payload as Outcome & { unknown: number };
+      assert.equal(o.outcome, 'timeout');
+      assert.deepEqual(
+        o.reports.map((r) => r.Status),
+        ['SOMETHING_NEW'],
+      );
+      assert.deepEqual([o.delivered, o.failed, o.unknown, o.missing], [0, 0, 1, 0]);
+      got2.stop();
+      assert.equal(got2.messages.length, 0);
+      const warned = warnings('cfg');
+      assert.equal(warned.filter((w) => /trackUnknownStatus/.test(w)).length, 1, warned.join('\n'));
+    });
   });
 });

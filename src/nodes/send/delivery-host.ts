@@ -1,10 +1,8 @@
 import type { Node, NodeAPI } from 'node-red';
 import { DeliveryTracker } from './delivery-tracker';
+import { ReportStatuses } from '../polling/report-status';
 import { sharedKey } from '../common/status';
 import type { SmsgwConfigNode } from '../config/types';
-
-/** Default final SMSReport states (the same list the smsgw-dlr node uses). */
-export const TRACKER_FINAL_STATES = 'DELIVERED,UNDELIV,UNDELIVERABLE,EXPIRED,REJECTED,DELETED,FAILED';
 
 /** A config node that owns a delivery tracker (see attachDeliveryTracker). */
 export interface TrackerHost {
@@ -25,7 +23,8 @@ const numberSetting = (s: Settings, name: string, fallback: number): number => {
 /**
  * Gives a config node its one delivery tracker, built on first use (only flows with tracking send nodes poll)
  * and closed with the node. settings.js: smsgwDeliveryPollInterval (ms, default 30000), smsgwDeliveryLookback
- * (minutes, default 60), smsgwDeliveryFinalStates (comma-separated).
+ * (minutes, default 60), smsgwDeliveryFinalStates and smsgwDeliveryPendingStates (comma-separated; defaults in
+ * polling/report-status.ts, the same lists the smsgw-dlr node uses).
  */
 export function attachDeliveryTracker(RED: NodeAPI, node: SmsgwConfigNode): void {
   const settings = RED.settings as unknown as Settings;
@@ -38,12 +37,9 @@ export function attachDeliveryTracker(RED: NodeAPI, node: SmsgwConfigNode): void
         node.getClient().information.queryReceivedDlr({ StartDate: start, Limit: limit }, { signal }),
       intervalMs: numberSetting(settings, 'smsgwDeliveryPollInterval', 30_000),
       lookbackMs: numberSetting(settings, 'smsgwDeliveryLookback', 60) * 60_000,
-      finalStates: new Set(
-        String(settings.smsgwDeliveryFinalStates ?? TRACKER_FINAL_STATES)
-          .split(/[,;\s]+/)
-          .map((s) => s.trim().toUpperCase())
-          .filter(Boolean),
-      ),
+      statuses: ReportStatuses.from(settings.smsgwDeliveryFinalStates, settings.smsgwDeliveryPendingStates),
+      onUnknownStatus: (status, jobId) =>
+        node.warn(RED._(sharedKey('errors.trackUnknownStatus'), { status, jobId: String(jobId) })),
       onError: (err, failures) => {
         const text = err instanceof Error ? err.message : String(err);
         node.warn(RED._(sharedKey('errors.tracking'), { message: text, failures }));

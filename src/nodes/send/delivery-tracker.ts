@@ -2,12 +2,15 @@
  * Delivery tracking shared by every send node of one config node: one QueryReceivedDLR poll with a date cursor
  * (not one per node, not one per job), running only while a job is tracked. A job is final once as many
  * distinct recipients have a final report as the job was sent to; a job without that by its deadline times out
- * with the reports seen so far. Tracked jobs, their reports, the cursor and finished jobs not yet handed to
+ * with the reports seen so far. Which statuses are final is a guess (report-status.ts): a status in neither the
+ * final nor the pending list never ends a job, is counted as `unknown` and reported once through
+ * onUnknownStatus, so the job reaches its node at the latest by its deadline. Tracked jobs, their reports, the cursor and finished jobs not yet handed to
  * their node live in a state file (atomic rename), so a restart or redeploy resumes tracking.
  * Nothing here imports Node-RED: the config node owns one tracker, send nodes subscribe by their node id.
  */
 import type { SMSReport } from '../../client/types.generated';
 import { readNewReports } from '../polling/report-cursor';
+import { statusOf, type ReportStatuses } from '../polling/report-status';
 import { StateFile } from '../polling/state-file';
 
 /** What the tracker needs of the gateway: QueryReceivedDLR. */
@@ -21,8 +24,10 @@ export interface DeliveryTrackerOptions {
   query: QueryDlr;
   /** Delay between polls while a job is tracked (failures back off doubling, up to 10 minutes). */
   intervalMs: number;
-  /** Upper-case SMSReport.Status values that end a recipient's delivery. */
-  finalStates: ReadonlySet<string>;
+  /** Which SMSReport.Status values end a recipient's delivery, and which are known to come before. */
+  statuses: ReportStatuses;
+  /** A report of a tracked job has a status in neither list (called once per status value). */
+  onUnknownStatus?: (status: string, jobId: number | string) => void;
   /** How far back the first poll after an idle period starts (the gateway's clock and zone are unknown). */
   lookbackMs: number;
   onError?: (err: unknown, failures: number) => void;
@@ -46,9 +51,13 @@ export interface DeliveryOutcome {
   recipients: string[];
   /** Every report read for the job (one per recipient and segment), oldest first. */
   reports: SMSReport[];
-  /** Recipients whose final report says DELIVERED, said something else, or have none yet. */
+  /**
+   * Recipients whose final report says DELIVERED (or DELIVRD), says another final state, has a status in neither
+   * list (newest report; `unknown`), or who have no report in a known state yet.
+   */
   delivered: number;
   failed: number;
+  unknown: number;
   missing: number;
   trackedAt: string;
   /** The msg given to track(), when no restart came between. */
@@ -94,6 +103,7 @@ export class DeliveryTracker {
   private controller: AbortController | undefined;
   private failures = 0;
   private closed = false;
+  private readonly unknownSeen = new Set<string>();
   private readonly now: () => number;
 
   constructor(private readonly opts: DeliveryTrackerOptions) {
@@ -235,7 +245,12 @@ export class DeliveryTracker {
       // Looked up per page, after its request: a job tracked while the request ran must get its reports.
       onPage: (fresh) => {
         const open = this.openJobs();
-        for (const r of fresh) open.get(String(r.JobId))?.reports.push(r);
+        for (const r of fresh) {
+          const job = open.get(String(r.JobId));
+          if (!job) continue;
+          job.reports.push(r);
+          this.noteUnknown(r, job);
+        }
       },
     });
     if (!next) return;
@@ -250,13 +265,31 @@ export class DeliveryTracker {
     return open;
   }
 
+  private noteUnknown(r: SMSReport, j: JobState): void {
+    const status = statusOf(r.Status);
+    if (this.opts.statuses.kindOf(status) !== 'unknown' || this.unknownSeen.has(status)) return;
+    this.unknownSeen.add(status);
+    this.opts.onUnknownStatus?.(status, j.jobId);
+  }
+
   private finalRecipients(j: JobState): Map<string, string> {
     const final = new Map<string, string>();
     for (const r of j.reports) {
-      const status = String(r.Status ?? '').toUpperCase();
-      if (this.opts.finalStates.has(status)) final.set(String(r.Recipient ?? ''), status);
+      if (this.opts.statuses.kindOf(r.Status) === 'final')
+        final.set(String(r.Recipient ?? ''), statusOf(r.Status));
     }
     return final;
+  }
+
+  /** Recipients without a final report whose newest report has a status in neither list. */
+  private unknownRecipients(j: JobState, final: Map<string, string>): number {
+    const newest = new Map<string, unknown>();
+    for (const r of j.reports) newest.set(String(r.Recipient ?? ''), r.Status);
+    let n = 0;
+    for (const [recipient, status] of newest) {
+      if (!final.has(recipient) && this.opts.statuses.kindOf(status) === 'unknown') n += 1;
+    }
+    return n;
   }
 
   private isFinal(j: JobState): boolean {
@@ -293,7 +326,8 @@ export class DeliveryTracker {
     const final = this.finalRecipients(j);
     const distinct = new Set(j.recipients).size;
     let delivered = 0;
-    for (const s of final.values()) if (s === 'DELIVERED') delivered += 1;
+    for (const s of final.values()) if (this.opts.statuses.isDelivered(s)) delivered += 1;
+    const unknown = this.unknownRecipients(j, final);
     const key = String(j.jobId);
     const out: DeliveryOutcome = {
       JobId: j.jobId,
@@ -302,7 +336,8 @@ export class DeliveryTracker {
       reports: j.reports,
       delivered,
       failed: final.size - delivered,
-      missing: Math.max(0, distinct - final.size),
+      unknown,
+      missing: Math.max(0, distinct - final.size - unknown),
       trackedAt: new Date(j.trackedAt).toISOString(),
     };
     if (this.contexts.has(key)) out.context = this.contexts.get(key);
