@@ -101,7 +101,12 @@ describe('nodes: smsgw-send-sms delivery tracking (outputs 2 and 3)', () => {
     await loadFlow(flow([sender('s1', { trackTimeout: 0.01 })])); // 0.6 s
     const got2 = collect('out2');
     const timedOut = nextMessage('out3', 8000);
-    send('s1', { payload: 'never finished', recipient: '+4917012399021' });
+    // Due in an hour: no report can come before the deadline (a job due now is delivered after ~0.7 s).
+    send('s1', {
+      payload: 'never finished',
+      recipient: '+4917012399021',
+      sendDate: new Date(Date.now() + 3_600_000),
+    });
     const o = (await timedOut).payload as Outcome;
     assert.equal(o.outcome, 'timeout');
     assert.equal(o.missing, 1);
