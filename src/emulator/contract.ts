@@ -10,7 +10,9 @@
  * - base64Binary: Buffer (absent: undefined);
  * - enum: the member name as a string (absent: the enum's first member);
  * - list: an array (absent: undefined; empty wrapper: []);
- * - complex: a plain object keyed by field name; a field left undefined is omitted on the wire.
+ * - complex: a plain object keyed by field name. On the wire, as XmlSerializer writes it, a string, base64Binary,
+ *   list or complex field left undefined is omitted; an int, double, boolean, dateTime or enum field is always
+ *   written, with its .NET default (0, false, `0001-01-01T00:00:00`, the first member) when left undefined.
  * Typed operations return `{ StatusCode, Value }`; SendMobileOrFixlineSMS returns an array of those;
  * legacy operations return a string.
  */

@@ -2,7 +2,7 @@ import { complexType } from '../../catalogue';
 import type { TypeRef } from '../../catalogue/types';
 import { escapeText } from '../../soap/escape';
 import type { SoapVersion } from './ns';
-import { scalarText } from './serialize';
+import { dotnetDefault, isValueType, scalarText } from './serialize';
 
 /**
  * SOAP section-5 (RPC/encoded) values, as ASMX writes them (§5.2): unqualified accessors with xsi:type,
@@ -59,8 +59,11 @@ export class EncodedWriter {
       const record = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
       let inner = '';
       for (const f of complexType(type.name).fields) {
-        if (record[f.name] === undefined) continue;
-        inner += this.accessor(f.name, f.type, record[f.name]);
+        // As in literal: a value-type field is always written (its default when unset).
+        const v =
+          record[f.name] === undefined && isValueType(f.type) ? dotnetDefault(f.type) : record[f.name];
+        if (v === undefined) continue;
+        inner += this.accessor(f.name, f.type, v);
       }
       return `<${tag}${idAttr} xsi:type="types:${type.name}">${inner}</${tag}>`;
     }

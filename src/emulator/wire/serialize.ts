@@ -1,4 +1,4 @@
-import { complexType } from '../../catalogue';
+import { complexType, enumType } from '../../catalogue';
 import type { TypeRef } from '../../catalogue/types';
 import { escapeText } from '../../soap/escape';
 import {
@@ -40,8 +40,30 @@ export function scalarText(type: TypeRef, value: unknown): string {
   }
 }
 
-const isAbsent = (type: TypeRef, value: unknown): boolean =>
-  value === undefined || (value === null && !(type.kind === 'primitive' && type.name === 'dateTime'));
+/**
+ * .NET's default of a value type (int, double, boolean, dateTime, enum): what a field nobody set holds, and what
+ * an absent parameter becomes. Undefined for reference types (string, base64Binary, lists, classes).
+ */
+export function dotnetDefault(type: TypeRef): unknown {
+  if (type.kind === 'enum') return enumType(type.name).values[0];
+  if (type.kind !== 'primitive') return undefined;
+  switch (type.name) {
+    case 'int':
+    case 'double':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'dateTime':
+      return null;
+    default:
+      return undefined;
+  }
+}
+
+/** True for the types XmlSerializer always writes (a value type cannot be null). */
+export const isValueType = (type: TypeRef): boolean =>
+  type.kind === 'enum' ||
+  (type.kind === 'primitive' && type.name !== 'string' && type.name !== 'base64Binary');
 
 export function literalElement(
   name: string,
@@ -50,7 +72,11 @@ export function literalElement(
   depth: number,
   pretty: boolean,
 ): string {
-  if (isAbsent(type, value)) return '';
+  // A null reference is omitted; a value type is always written, with its default when nothing was set.
+  if (value === undefined || value === null) {
+    if (!isValueType(type)) return '';
+    value = dotnetDefault(type);
+  }
   const pad = indent(pretty, depth);
   if (type.kind === 'list') {
     if (!Array.isArray(value)) return '';
@@ -72,7 +98,7 @@ export function literalElement(
   return text ? `${pad}<${name}>${text}</${name}>` : `${pad}<${name} />`;
 }
 
-/** The fields of a complex value in declaration order; fields left undefined are omitted. */
+/** The fields of a complex value in declaration order: reference fields left undefined are omitted. */
 export function complexContent(typeName: string, value: unknown, depth: number, pretty: boolean): string {
   if (typeof value !== 'object' || value === null) return '';
   const record = value as Record<string, unknown>;

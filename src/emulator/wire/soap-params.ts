@@ -11,6 +11,7 @@ import {
 import type { ParamValues } from '../contract';
 import { unableToRead } from './faults';
 import { NS } from './ns';
+import { dotnetDefault } from './serialize';
 import { attrKey, resolveQName, type XmlElement } from './xml-tree';
 
 /**
@@ -51,23 +52,6 @@ function isNil(el: XmlElement): boolean {
   if (el.attrs.size === 0) return false;
   const nil = el.attrs.get(K.nil) ?? el.attrs.get(K.null);
   return nil !== undefined && (nil.trim() === 'true' || nil.trim() === '1');
-}
-
-/** Default of a parameter that is absent (contract.ts). */
-export function defaultValue(type: TypeRef): unknown {
-  if (type.kind === 'enum') return enumType(type.name).values[0];
-  if (type.kind !== 'primitive') return undefined;
-  switch (type.name) {
-    case 'int':
-    case 'double':
-      return 0;
-    case 'boolean':
-      return false;
-    case 'dateTime':
-      return null;
-    default:
-      return undefined;
-  }
 }
 
 function readScalar(el: XmlElement, type: TypeRef): unknown {
@@ -147,7 +131,7 @@ export function readLiteralParams(
   const matches = wrapper !== undefined && wrapper.local === op.name && wrapper.ns === ns;
   for (const p of op.params) {
     const el = matches ? childNamed(wrapper, p.name, ns) : undefined;
-    values[p.name] = el ? readLiteral(el, p.type, ns) : defaultValue(p.type);
+    values[p.name] = el ? readLiteral(el, p.type, ns) : dotnetDefault(p.type);
   }
   return values;
 }
@@ -214,7 +198,7 @@ export function readEncodedParams(
   const matches = wrapper !== undefined && wrapper.local === op.name && wrapper.ns === ns;
   for (const p of op.params) {
     const el = matches ? childNamed(wrapper, p.name, '') : undefined;
-    values[p.name] = el ? readEncoded(el, p.type, body) : defaultValue(p.type);
+    values[p.name] = el ? readEncoded(el, p.type, body) : dotnetDefault(p.type);
   }
   return values;
 }

@@ -52,6 +52,11 @@ describe('emulator wire: RPC/encoded complex results', () => {
     assert.equal(child(job, 'Status')?.attrs['xsi:type'], 'types:SMSJobInfoStatus');
     assert.equal(child(refs[1], 'SendDate')?.text, '0001-01-01T00:00:00');
     assert.equal(child(refs[1], 'Id')?.attrs['xsi:type'], 'xsd:int');
+    // Value-type fields the value leaves unset are written with their defaults; unset strings are not.
+    assert.equal(child(refs[1], 'CustId')?.text, '0');
+    assert.equal(child(refs[1], 'CreateDate')?.text, '0001-01-01T00:00:00');
+    assert.equal(child(refs[1], 'Typ')?.text, 'AbsenderUeberAusland');
+    assert.equal(child(refs[1], 'Sender'), undefined);
   });
 
   it('SOAP 1.2: inline values with soapenc:id, itemType/arraySize, rpc:result first', () => {
