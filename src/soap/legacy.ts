@@ -133,11 +133,13 @@ const lineBreaksAsLf = (s: string): string => (s.indexOf('\r') < 0 ? s : s.repla
 
 /** `digits;` at the start (blanks allowed before): how every GetJobs1 record begins (its JobId). */
 function startsJob(s: string): boolean {
+  // The usual case first: a digit at once, then up to ten more and the `;` (a JobId is an Int32).
   let i = 0;
-  while (i < s.length && s.charCodeAt(i) <= 32) i++;
+  let c = s.charCodeAt(0);
+  while (c <= 32) c = s.charCodeAt(++i); // NaN past the end ends the loop
   const first = i;
-  while (i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57) i++;
-  return i > first && s.charCodeAt(i) === 59;
+  while (c >= 48 && c <= 57) c = s.charCodeAt(++i);
+  return c === 59 && i > first;
 }
 
 const isDigits = (s: string): boolean => {
