@@ -305,6 +305,15 @@ export class GatewayClient {
   }
 
   /**
+   * The catalogue entry `invoke(target, operation)` would use (its credentials, style and retries), or
+   * undefined for an operation the catalogue does not know. Throws VALIDATION for a target or name invoke()
+   * would refuse.
+   */
+  knownOperation(target: InvokeTarget, operation: string): OperationDef | undefined {
+    return resolveTarget(target, operation, this.paths).op;
+  }
+
+  /**
    * Closes the connection pool (not a dispatcher passed in). A namespace discovery still under way is aborted;
    * calls already sent finish (each within its timeout); later calls reject with CONFIG.
    */

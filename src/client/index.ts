@@ -1,6 +1,7 @@
 export { GatewayClient } from './client';
 export type { ParamsOf, ResultOf, ValueOf } from './client';
 export type { CallOptions, GatewayClientOptions, GatewayWarning, Transport } from './options';
+export type { InvokeOptions, InvokeTarget } from './invoke';
 export { methodName } from './names';
 export type * from './types.generated';
 export type * from './value-types';

@@ -296,6 +296,48 @@ describe('client.invoke() against a fake gateway', () => {
     }
   });
 
+  it('hostile answers over every transport: a DTD (billion laughs), an external entity, deep nesting refused with PARSE, nothing expanded', async () => {
+    const laughs =
+      '<!DOCTYPE lolz [<!ENTITY lol "lol">' +
+      Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i || ''};`.repeat(10)}">`).join(
+        '',
+      ) +
+      ']>';
+    const xxe = '<!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>';
+    // [what, prolog, result content, expected message]
+    const answers: [string, string, string, RegExp][] = [
+      ['billion laughs', laughs, '&lol9;', /DTD is prohibited/],
+      ['external entity', xxe, '&xxe;', /DTD is prohibited/],
+      ['deep nesting', '', `${'<a>'.repeat(5000)}x${'</a>'.repeat(5000)}`, /Maximum nested tags exceeded/],
+    ];
+    const document = (transport: Transport, prolog: string, inner: string): string => {
+      const root =
+        transport === 'get' || transport === 'post'
+          ? `<double xmlns="${NS}">${inner}</double>`
+          : `<soap:Envelope xmlns:soap="${transport === 'soap12' ? S12 : S11}"><soap:Body>` +
+            `<QueryAccountBalanceResponse xmlns="${NS}"><QueryAccountBalanceResult>${inner}` +
+            '</QueryAccountBalanceResult></QueryAccountBalanceResponse></soap:Body></soap:Envelope>';
+      return `<?xml version="1.0" encoding="utf-8"?>${prolog}${root}`;
+    };
+    for (const transport of ['soap11', 'soap12', 'get', 'post'] as const) {
+      const c = make(transport, { gatewayNamespace: NS });
+      try {
+        for (const [what, prolog, inner, message] of answers) {
+          const type = transport === 'soap12' ? 'application/soap+xml' : 'text/xml';
+          stub.handler = (_req, res) =>
+            reply(res, 200, `${type}; charset=utf-8`, document(transport, prolog, inner));
+          const err = await rejection(c.invoke('information', 'QueryAccountBalance'));
+          assert.equal(err.code, 'PARSE', `${transport}, ${what}: ${err.message}`);
+          assert.match(err.message, message, `${transport}, ${what}`);
+          assert.equal(err.operation, 'QueryAccountBalance');
+          assert.ok(!/lollol|root:/.test(err.message), err.message);
+        }
+      } finally {
+        await c.close();
+      }
+    }
+  });
+
   it('timeouts, the caller signal and a closed client as on the typed path', async () => {
     stub.handler = () => undefined; // never answers
     const slow = make('soap11', { gatewayNamespace: NS, timeoutMs: 150 });

@@ -25,6 +25,7 @@ export const NODE_TYPES = [
   'smsgw-balance',
   'smsgw-query-jobs',
   'smsgw-customer',
+  'smsgw-call',
   'smsgw-inbound',
   'smsgw-dlr',
   'smsgw-hlr-results',

@@ -34,6 +34,7 @@ const EXPECTED: Record<string, Record<string, number>> = {
   'Balance watch': { balance: 1 },
   'HLR check before sending': { sent: 1, 'not reachable': 0 },
   'Binary, legacy and customer operations': { 'UDH result': 1, 'legacy result': 1, customers: 1, errors: 0 },
+  'Any operation': { jobs: 1, balance: 1, errors: 0 },
 };
 
 const examples = readdirSync(examplesDir)

@@ -12,6 +12,7 @@ import smsgwLegacySendText from '../../src/nodes/smsgw-legacy-send-text';
 import smsgwBalance from '../../src/nodes/smsgw-balance';
 import smsgwQueryJobs from '../../src/nodes/smsgw-query-jobs';
 import smsgwCustomer from '../../src/nodes/smsgw-customer';
+import smsgwCall from '../../src/nodes/smsgw-call';
 import smsgwInbound from '../../src/nodes/smsgw-inbound';
 import smsgwDlr from '../../src/nodes/smsgw-dlr';
 import smsgwHlrResults from '../../src/nodes/smsgw-hlr-results';
@@ -29,6 +30,7 @@ export const ALL_NODES = [
   smsgwBalance,
   smsgwQueryJobs,
   smsgwCustomer,
+  smsgwCall,
   smsgwInbound,
   smsgwDlr,
   smsgwHlrResults,

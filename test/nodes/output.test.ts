@@ -65,6 +65,11 @@ describe('nodes: the Output property of the action nodes', () => {
     },
     { type: 'smsgw-query-jobs', node: { operation: 'QueryJobs', params: {} }, msg: { payload: 'tick' } },
     { type: 'smsgw-customer', node: { operation: 'GetCustomerList', params: {} }, msg: { payload: 'tick' } },
+    {
+      type: 'smsgw-call',
+      node: { service: 'customer', operation: 'GetCustomerList', lists: 'Value' },
+      msg: { payload: {} },
+    },
   ];
 
   const actionNode = (a: (typeof ACTIONS)[number], extra: Record<string, unknown> = {}): FlowNode =>
@@ -86,6 +91,7 @@ describe('nodes: the Output property of the action nodes', () => {
         assert.equal(typeof (result.sms as { balance: number }).balance, 'number');
       else if (a.type === 'smsgw-query-jobs' || a.type === 'smsgw-customer')
         assert.ok(Array.isArray(result.sms));
+      else if (a.type === 'smsgw-call') assert.ok(Array.isArray((result.sms as { Value: unknown }).Value));
       else if (a.type === 'smsgw-send-udh')
         assert.equal((result.sms as { ParseStatus: string }).ParseStatus, 'Ok');
       else assert.ok(Number((result.sms as { JobId: unknown }).JobId) > 0, JSON.stringify(result.sms));

@@ -1,4 +1,4 @@
-import { ENUMS, findOperation } from '../../catalogue';
+import { ENUMS, OPERATIONS, findOperation } from '../../catalogue';
 import type { OperationDef, ParamDef, ServiceName, TypeRef } from '../../catalogue';
 import { GatewayError } from '../../errors';
 import { toDate, toInt, toRecipients, toText } from './props';
@@ -37,6 +37,8 @@ export const NODE_OPERATIONS: Readonly<Record<string, readonly string[]>> = {
     'customer/GetCustomerWithAuthUser',
     'customer/CreateCustomer',
   ],
+  // The editor's list of "any operation": every catalogue operation (any other name can be typed).
+  'smsgw-call': OPERATIONS.map((op) => `${op.service}/${op.name}`),
 };
 
 export function operationOf(key: string): OperationDef {
