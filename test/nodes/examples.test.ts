@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Node, NodeAPI, NodeMessage } from 'node-red';
+import { startEmulator } from '../../src/emulator';
 import {
   ALL_NODES,
   DEMO,
@@ -31,11 +32,60 @@ const EXPECTED: Record<string, Record<string, number>> = {
   'Alarm to SMS': { sent: 1, 'send failed': 0 },
   'Auto-reply to inbound SMS': { received: 1, 'reply sent': 1 },
   'Delivery tracking': { sent: 1, 'job, reports, replies': 1, 'delivery timed out': 0, errors: 0 },
-  'Balance watch': { balance: 1 },
+  'Balance watch': { balance: 1, 'alert sent': 1 },
   'HLR check before sending': { sent: 1, 'not reachable': 0 },
   'Binary, legacy and customer operations': { 'UDH result': 1, 'legacy result': 1, customers: 1, errors: 0 },
   'Any operation': { jobs: 1, balance: 1, errors: 0 },
 };
+
+/** Node types that make the gateway send (an SMS, an HLR request): they must never run on their own. */
+const SENDING_TYPES = new Set([
+  'smsgw-send-sms',
+  'smsgw-send-hlr',
+  'smsgw-send-udh',
+  'smsgw-legacy-send-text',
+  'smsgw-call',
+]);
+/** Operations that make the gateway send something (the request log's operation names). */
+const SENDING_OPERATION = /^(Send|SMSCR$)/;
+
+/** An inject that fires without anyone pressing it: once after deploy, at an interval or by a schedule. */
+const firesOnItsOwn = (n: FlowNode): boolean =>
+  n.type === 'inject' && (n.once === true || Number(n.repeat) > 0 || String(n.crontab ?? '') !== '');
+
+/** Every node a msg from `start` can reach along the wires. */
+function downstream(flow: FlowNode[], start: FlowNode): FlowNode[] {
+  const byId = new Map(flow.map((n) => [n.id, n]));
+  const seen = new Set<string>();
+  const todo = [start];
+  while (todo.length > 0) {
+    const n = todo.pop()!;
+    for (const id of ((n.wires as string[][] | undefined) ?? []).flat()) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const next = byId.get(id);
+      if (next) todo.push(next);
+    }
+  }
+  return [...seen].flatMap((id) => byId.get(id) ?? []);
+}
+
+/** The flow as the tests deploy it: debug nodes become helper sinks, the config points at `url`. */
+function testFlowOf(
+  flow: FlowNode[],
+  url: string,
+): { testFlow: FlowNode[]; debugNames: Map<string, string> } {
+  const debugNames = new Map<string, string>();
+  const testFlow = flow.map((n) => {
+    if (n.type === 'debug') {
+      debugNames.set(n.id, String(n.name));
+      return { id: n.id, type: 'helper', z: n.z, name: n.name, wires: [] };
+    }
+    if (n.type === 'smsgw-config') return { ...n, baseUrl: url };
+    return n;
+  });
+  return { testFlow, debugNames };
+}
 
 const examples = readdirSync(examplesDir)
   .filter((f) => f.endsWith('.json'))
@@ -72,16 +122,8 @@ describe('nodes: example flows', () => {
       assert.ok(!JSON.stringify(flow).includes(DEMO.password));
 
       // Debug nodes become helper sinks; the config points at the test emulator and gets the demo account.
-      const debugNames = new Map<string, string>();
-      const testFlow = flow.map((n) => {
-        if (n.type === 'debug') {
-          debugNames.set(n.id, String(n.name));
-          return { id: n.id, type: 'helper', z: n.z, name: n.name, wires: [] };
-        }
-        if (n.type === 'smsgw-config') return { ...n, baseUrl: env.emu.url };
-        return n;
-      });
-      env.emu.control.setBalance('demo', 50); // below the Balance watch threshold
+      const { testFlow, debugNames } = testFlowOf(flow, env.emu.url);
+      env.emu.control.setBalance('demo', 10); // below the Balance watch threshold (20)
       if (flow.some((n) => n.type === 'smsgw-inbound')) {
         env.emu.control.injectInbound({ from: '+4917011112222', text: 'STATUS' });
       }
@@ -124,6 +166,44 @@ describe('nodes: example flows', () => {
         .filter((e) => (e.level === 20 || e.level === 30) && String(e.type ?? '').startsWith('smsgw-'));
       assert.deepEqual(problems, []);
       env.emu.control.setBalance('demo', 1000);
+    });
+  }
+});
+
+describe('nodes: no example flow sends on its own', () => {
+  for (const { name, flow } of examples) {
+    it(`"${name}": no inject that fires by itself (once, interval, schedule) reaches a sending node`, () => {
+      const offenders = flow.filter(firesOnItsOwn).flatMap((inj) =>
+        downstream(flow, inj)
+          .filter((n) => SENDING_TYPES.has(n.type))
+          .map((n) => `${String(inj.name)} -> ${n.type} ${String(n.name || n.id)}`),
+      );
+      assert.deepEqual(offenders, []);
+    });
+
+    it(`"${name}": deployed against a fresh emulator with a low balance, it sends nothing within 3 s`, async function () {
+      this.timeout(20_000);
+      const emu = await startEmulator({ port: 0, console: false });
+      try {
+        emu.control.setBalance('demo', 1); // below any threshold an example might watch
+        const { testFlow } = testFlowOf(flow, emu.url);
+        const config = flow.find((n) => n.type === 'smsgw-config')!;
+        await helper.load([...CORE_NODES, ...ALL_NODES], testFlow, { [config.id]: DEMO });
+        // Every node of the example is running (an inject that fires once exists from the start).
+        for (const n of flow.filter((x) => x.type !== 'tab' && x.type !== 'debug'))
+          assert.ok(helper.getNode(n.id), `${n.type} ${n.id} is not deployed`);
+        await sleep(3000); // past every inject's onceDelay and every poller's first poll
+        await helper.unload();
+        const operations = emu.requests.list().map((r) => r.operation);
+        assert.deepEqual(
+          operations.filter((op) => op !== null && SENDING_OPERATION.test(op)),
+          [],
+          `requests: ${operations.join(', ')}`,
+        );
+        assert.deepEqual(emu.state.jobs(), []);
+      } finally {
+        await emu.close();
+      }
     });
   }
 });
