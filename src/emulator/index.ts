@@ -6,6 +6,7 @@ import type { EmulatorControl, GatewayBackend } from './contract';
 import { createConsole, type SandboxConsole } from './console';
 import { GatewayState } from './state';
 import { FaultInjector } from './wire/fault-injection';
+import { StatusForcer } from './wire/forced-status';
 import type { EmulatorOptions } from './wire/options';
 import { RequestLog } from './wire/request-log';
 import { createRequestHandler, type ServiceEntry } from './wire/server';
@@ -14,6 +15,8 @@ import { DEFAULT_XML_LIMITS } from './wire/xml-tree';
 export type { EmulatorOptions } from './wire/options';
 export type { FaultKind, FaultSpec } from './wire/fault-injection';
 export { FaultInjector } from './wire/fault-injection';
+export type { ForcedStatus, ForcedStatusSpec, StatusEnum } from './wire/forced-status';
+export { StatusForcer } from './wire/forced-status';
 export type { RequestLogEntry } from './wire/request-log';
 export type * from './contract';
 export { GatewayState } from './state';
@@ -31,6 +34,8 @@ export interface RunningEmulator<B extends EmulatorBackend = GatewayState> {
   /** Same object as `state`, typed as the control interface. */
   readonly control: EmulatorControl;
   readonly faults: FaultInjector;
+  /** LoginStatus / CreateStatus / ParseStatus answers forced for the next calls. */
+  readonly statuses: StatusForcer;
   readonly requests: RequestLog;
   readonly server: Server;
   /** The sandbox console (undefined with `console: false`). */
@@ -80,6 +85,7 @@ export async function startEmulator<B extends EmulatorBackend = GatewayState>(
   const host = options.host ?? '127.0.0.1';
   const state = createState(options);
   const faults = new FaultInjector();
+  const statuses = new StatusForcer();
   const requests = new RequestLog(options.requestLogSize ?? 200);
   const bind = { host, port: 0, allowedHosts: options.allowedHosts ?? [] };
   const sandboxConsole =
@@ -108,6 +114,7 @@ export async function startEmulator<B extends EmulatorBackend = GatewayState>(
     {
       backend: state,
       faults,
+      statuses,
       log: requests,
       startedAt: Date.now(),
       ...(sandboxConsole ? { preHandler: sandboxConsole.handle } : {}),
@@ -139,6 +146,7 @@ export async function startEmulator<B extends EmulatorBackend = GatewayState>(
     state,
     control: state,
     faults,
+    statuses,
     requests,
     server,
     sandboxConsole,

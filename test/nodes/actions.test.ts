@@ -13,6 +13,7 @@ import {
   type Env,
 } from './helpers';
 import { startEmulator } from '../../src/emulator';
+import { sendUdhNode } from './send-sms-node';
 
 describe('nodes: action nodes other than send-sms', () => {
   let env: Env;
@@ -80,20 +81,7 @@ describe('nodes: action nodes other than send-sms', () => {
   });
 
   describe('smsgw-send-udh', () => {
-    const udh = (extra: Record<string, unknown> = {}) => ({
-      id: 'n1',
-      type: 'smsgw-send-udh',
-      gateway: 'cfg',
-      recipient: '+4917044444444',
-      recipientType: 'str',
-      data: 'payload',
-      dataType: 'msg',
-      dataFormat: 'auto',
-      caption: 'topic',
-      captionType: 'msg',
-      wires: [['out']],
-      ...extra,
-    });
+    const udh = sendUdhNode;
 
     for (const [label, payload] of [
       ['a Buffer', Buffer.from('0605040B8423F0DEADBEEF', 'hex')],

@@ -18,3 +18,19 @@ export const sendSmsNode = (extra: Record<string, unknown> = {}): FlowNode => ({
   wires: [['out']],
   ...extra,
 });
+
+/** A `smsgw-send-udh` node "n1" like sendSmsNode: msg.payload as the data (Buffer, hex or base64) to one number. */
+export const sendUdhNode = (extra: Record<string, unknown> = {}): FlowNode => ({
+  id: 'n1',
+  type: 'smsgw-send-udh',
+  gateway: 'cfg',
+  recipient: '+4917044444444',
+  recipientType: 'str',
+  data: 'payload',
+  dataType: 'msg',
+  dataFormat: 'auto',
+  caption: 'topic',
+  captionType: 'msg',
+  wires: [['out']],
+  ...extra,
+});

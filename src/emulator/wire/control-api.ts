@@ -1,11 +1,13 @@
 import type { EmulatorControl, InboundInput, SubscriberState } from '../contract';
-import type { FaultInjector, FaultSpec } from './fault-injection';
+import type { FaultInjector } from './fault-injection';
+import type { StatusForcer } from './forced-status';
 import type { RequestLog } from './request-log';
 
 /** `/_emulator/...`: JSON in, JSON out (see docs/emulator.md). */
 export interface ControlContext {
   control: EmulatorControl;
   faults: FaultInjector;
+  statuses: StatusForcer;
   log: RequestLog;
   startedAt: number;
 }
@@ -62,10 +64,23 @@ function inbound(o: Record<string, unknown>): InboundInput {
   return input;
 }
 
+/** Faults and forced statuses alike: GET lists, POST adds one spec or an array of them, DELETE clears. */
+function queueRoute<S>(
+  method: string,
+  queue: { list(): unknown[]; add(spec: S): unknown; clear(): void },
+  key: string,
+  body: unknown,
+): JsonReply {
+  if (method === 'DELETE') queue.clear();
+  if (method === 'POST')
+    for (const s of Array.isArray(body) ? body : [body]) queue.add(obj(s) as unknown as S);
+  return { status: 200, body: { [key]: queue.list() } };
+}
+
 const SUBSCRIBER_STATES: readonly SubscriberState[] = ['ok', 'unknown', 'unreachable'];
 
 export function handleControl(ctx: ControlContext, method: string, path: string, body: unknown): JsonReply {
-  const { control, faults, log } = ctx;
+  const { control, faults, statuses, log } = ctx;
   const route = `${method} ${path.replace(/\/+$/, '')}`;
   try {
     switch (route) {
@@ -111,15 +126,13 @@ export function handleControl(ctx: ControlContext, method: string, path: string,
         return { status: 200, body: { ok: true } };
       }
       case 'GET /_emulator/faults':
-        return { status: 200, body: { faults: faults.list() } };
-      case 'POST /_emulator/faults': {
-        const specs = Array.isArray(body) ? body : [body];
-        for (const s of specs) faults.add(obj(s) as unknown as FaultSpec);
-        return { status: 200, body: { faults: faults.list() } };
-      }
+      case 'POST /_emulator/faults':
       case 'DELETE /_emulator/faults':
-        faults.clear();
-        return { status: 200, body: { faults: [] } };
+        return queueRoute(method, faults, 'faults', body);
+      case 'GET /_emulator/status':
+      case 'POST /_emulator/status':
+      case 'DELETE /_emulator/status':
+        return queueRoute(method, statuses, 'statuses', body);
       case 'GET /_emulator/requests':
         return { status: 200, body: { requests: log.list() } };
       case 'DELETE /_emulator/requests':

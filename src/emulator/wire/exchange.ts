@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OperationDef, ServiceName } from '../../catalogue/types';
 import type { CallContext, EmulatorControl, GatewayBackend, ParamValues, WireTransport } from '../contract';
 import type { ActiveFault, FaultInjector } from './fault-injection';
+import type { StatusForcer } from './forced-status';
 import { serviceUnavailablePage } from './faults';
 import type { RequestLog, RequestLogEntry } from './request-log';
 import type { XmlLimits } from './xml-tree';
@@ -27,6 +28,8 @@ export interface WireConfig {
 export interface WireDeps {
   readonly backend: GatewayBackend & EmulatorControl;
   readonly faults: FaultInjector;
+  /** Service statuses forced for the next calls (answered instead of calling the backend). */
+  readonly statuses: StatusForcer;
   readonly log: RequestLog;
   readonly startedAt: number;
   /** Sees every request first (the sandbox console); true when it has answered. */
@@ -148,7 +151,10 @@ export function injectFault(ctx: WireContext, ex: Exchange): boolean | Promise<b
 const normalizeAddress = (a: string | undefined): string =>
   a === undefined ? '' : a.startsWith('::ffff:') ? a.slice(7) : a;
 
-/** Calls the backend: its result as it comes, a value or a thenable (a synchronous throw is thrown). */
+/**
+ * Calls the backend: its result as it comes, a value or a thenable (a synchronous throw is thrown). A forced
+ * status answers instead, and the operation is not performed.
+ */
 export function invokeNow(
   ctx: WireContext,
   ex: Exchange,
@@ -156,6 +162,8 @@ export function invokeNow(
   params: ParamValues,
   transport: WireTransport,
 ): unknown {
+  const forced = ctx.deps.statuses.take(op);
+  if (forced !== undefined) return forced;
   const call: CallContext = { remoteAddress: normalizeAddress(ex.req.socket.remoteAddress), transport };
   return ctx.deps.backend.invoke(op, params, call);
 }

@@ -1,3 +1,5 @@
+import { CountedQueue } from './counted-queue';
+
 /** Wire-level misbehaviour for the next N operation requests (see docs/emulator.md). */
 export type FaultKind = 'delay' | 'reset' | 'http503' | 'truncate' | 'commitThenDrop';
 
@@ -21,7 +23,7 @@ export interface ActiveFault {
 }
 
 export class FaultInjector {
-  private readonly queue: ActiveFault[] = [];
+  private readonly queue = new CountedQueue<ActiveFault>();
 
   /** Validates and queues a fault; throws a TypeError with a readable message on bad input. */
   add(spec: FaultSpec): ActiveFault {
@@ -34,26 +36,19 @@ export class FaultInjector {
       throw new TypeError('ms must be between 0 and 600000');
     if (spec.operation !== undefined && typeof spec.operation !== 'string')
       throw new TypeError('operation must be a string');
-    const fault: ActiveFault = { kind: spec.kind, remaining: count, ms, operation: spec.operation };
-    this.queue.push(fault);
-    return fault;
+    return this.queue.push({ kind: spec.kind, remaining: count, ms, operation: spec.operation });
   }
 
   list(): ActiveFault[] {
-    return this.queue.map((f) => ({ ...f }));
+    return this.queue.list();
   }
 
   clear(): void {
-    this.queue.length = 0;
+    this.queue.clear();
   }
 
   /** Consumes one use of the first fault matching this request, if any. */
   take(operation: string | undefined): ActiveFault | undefined {
-    const i = this.queue.findIndex((f) => f.operation === undefined || f.operation === operation);
-    if (i < 0) return undefined;
-    const fault = this.queue[i] as ActiveFault;
-    fault.remaining -= 1;
-    if (fault.remaining <= 0) this.queue.splice(i, 1);
-    return { ...fault };
+    return this.queue.take((f) => f.operation === undefined || f.operation === operation);
   }
 }

@@ -56,6 +56,7 @@ export function createRequestHandler(
   const controlCtx: ControlContext = {
     control: deps.backend,
     faults: deps.faults,
+    statuses: deps.statuses,
     log: deps.log,
     startedAt: deps.startedAt,
   };
