@@ -5,10 +5,10 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startEmulatorProcess } from './lib/emulator';
 import { CONFIG_TYPE, examplesForDeploy, listExamples, type FlowNode } from './lib/flows';
 import { deployFlows, getNodeSets, startNodeRed } from './lib/nodered';
 import { assertPortFree } from './lib/proc';
+import { freshUserDir, startSandboxEmulator } from './lib/sandbox-state';
 import { ensureBuilt, installInto, packPackage, PKG, ROOT } from './lib/package';
 
 const log = (s: string): void => console.log(`[sandbox] ${s}`);
@@ -26,15 +26,18 @@ async function main(): Promise<void> {
       'emulator-port': { type: 'string' },
       port: { type: 'string' },
       reset: { type: 'boolean', default: false },
+      fresh: { type: 'boolean', default: false },
       'skip-build': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
-    console.log(`usage: npm start -- [--port 1880] [--emulator-port 8080] [--reset]
+    console.log(`usage: npm start -- [--port 1880] [--emulator-port 8080] [--reset] [--fresh]
   --port           Node-RED editor port (env SMSGW_NODERED_PORT, default 1880)
   --emulator-port  gateway emulator port (env SMSGW_EMULATOR_PORT, default 8080)
-  --reset          replace the sandbox flows with the example flows again`);
+  --reset          replace the sandbox flows with the example flows again (the emulator's jobs stay)
+  --fresh          start from nothing: Node-RED's userDir (flows, credentials, poller cursors, outbox)
+                   and the emulator's state (jobs, reports, balance, JobId counter) both reset`);
     return;
   }
   const emulatorPort = portOption(values['emulator-port'], 'SMSGW_EMULATOR_PORT', 8080);
@@ -43,13 +46,21 @@ async function main(): Promise<void> {
   await assertPortFree(nrPort, 'choose another with --port or SMSGW_NODERED_PORT');
   await assertPortFree(emulatorPort, 'choose another with --emulator-port or SMSGW_EMULATOR_PORT');
 
+  if (values.fresh) {
+    const removed = freshUserDir(userDir);
+    log(`fresh start: removed ${removed.length ? removed.join(', ') : 'nothing'} from .sandbox`);
+  }
+
   if (!values['skip-build'] && process.env.npm_lifecycle_event !== 'start') await ensureBuilt(log);
   const packed = await packPackage(join(userDir, '.pack'));
   const installed = await installInto(userDir, packed, log);
   if (!installed)
     log(`${PKG.name}@${PKG.version} unchanged since the last start (tarball ${packed.shasum.slice(0, 8)})`);
 
-  const emulator = await startEmulatorProcess(emulatorPort, { logFile: join(userDir, 'emulator.log') });
+  // The emulator's state lives beside Node-RED's: JobIds continue where the pollers' cursors left them.
+  const emulator = await startSandboxEmulator(userDir, emulatorPort, {
+    logFile: join(userDir, 'emulator.log'),
+  });
   const flowFile = join(userDir, 'flows.json');
   if (values.reset)
     for (const f of ['flows.json', 'flows_cred.json']) rmSync(join(userDir, f), { force: true });
@@ -104,6 +115,7 @@ async function main(): Promise<void> {
   Node-RED editor:  ${nodeRed.url}/
   Gateway emulator: ${emulator.url}/   (its console; account demo / demo-password)
   Logs:             .sandbox/node-red.log, .sandbox/emulator.log
+  Kept until --fresh: flows and poller cursors in .sandbox, emulator jobs in .sandbox/emulator-state.json
 
   Press Ctrl-C to stop both.
 `);

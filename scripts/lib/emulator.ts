@@ -7,11 +7,24 @@ export interface RunningEmulator {
   proc: Started;
 }
 
-/** Starts `bin/smsgw-emulator.js` on 127.0.0.1 and waits for its `listening on http://HOST:PORT` line. */
-export async function startEmulatorProcess(port: number, opts: { logFile?: string; echo?: boolean } = {}) {
+/**
+ * Starts `bin/smsgw-emulator.js` on 127.0.0.1 and waits for its `listening on http://HOST:PORT` line. With
+ * `stateFile` the emulator loads its state from that file and saves it there (on change and when stopped).
+ */
+export async function startEmulatorProcess(
+  port: number,
+  opts: { logFile?: string; echo?: boolean; stateFile?: string } = {},
+) {
   const proc = start(
     process.execPath,
-    [join(ROOT, 'bin', 'smsgw-emulator.js'), '--host', '127.0.0.1', '--port', String(port)],
+    [
+      join(ROOT, 'bin', 'smsgw-emulator.js'),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      ...(opts.stateFile ? ['--state', opts.stateFile] : []),
+    ],
     {
       cwd: ROOT,
       env: childEnv(),
