@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Node, NodeAPI, NodeMessage } from 'node-red';
 import { startEmulator } from '../../src/emulator';
+import { EXPECTED } from './example-expectations';
 import {
   ALL_NODES,
   DEMO,
@@ -26,17 +27,6 @@ const CORE_NODES = [
   core('function/10-switch.js'),
   core('function/15-change.js'),
 ];
-
-/** Debug node name -> how many msgs it must show once every inject was pressed. */
-const EXPECTED: Record<string, Record<string, number>> = {
-  'Alarm to SMS': { sent: 1, 'send failed': 0 },
-  'Auto-reply to inbound SMS': { received: 1, 'reply sent': 1 },
-  'Delivery tracking': { sent: 1, 'job, reports, replies': 1, 'delivery timed out': 0, errors: 0 },
-  'Balance watch': { balance: 1, 'alert sent': 1 },
-  'HLR check before sending': { sent: 1, 'not reachable': 0 },
-  'Binary, legacy and customer operations': { 'UDH result': 1, 'legacy result': 1, customers: 1, errors: 0 },
-  'Any operation': { jobs: 1, balance: 1, errors: 0 },
-};
 
 /** Node types that make the gateway send (an SMS, an HLR request): they must never run on their own. */
 const SENDING_TYPES = new Set([
@@ -123,33 +113,33 @@ describe('nodes: example flows', () => {
 
       // Debug nodes become helper sinks; the config points at the test emulator and gets the demo account.
       const { testFlow, debugNames } = testFlowOf(flow, env.emu.url);
-      env.emu.control.setBalance('demo', 10); // below the Balance watch threshold (20)
-      if (flow.some((n) => n.type === 'smsgw-inbound')) {
-        env.emu.control.injectInbound({ from: '+4917011112222', text: 'STATUS' });
-      }
+      const expected = EXPECTED[name]!;
+      expected.before?.(env);
       await helper.load([...CORE_NODES, ...ALL_NODES], testFlow, { [configs[0]!.id]: DEMO });
 
-      const got = new Map<string, NodeMessage[]>();
+      const got = new Map<string, Array<NodeMessage & Record<string, unknown>>>();
       for (const [id, label] of debugNames) {
         got.set(label, []);
-        (helper.getNode(id) as Node).on('input', (msg: NodeMessage) => got.get(label)!.push(msg));
+        (helper.getNode(id) as Node).on('input', (msg: NodeMessage) =>
+          got.get(label)!.push(msg as NodeMessage & Record<string, unknown>),
+        );
       }
       const injects = flow
         .filter((n) => n.type === 'inject' && !n.once)
         .sort((a, b) => Number(a.y) - Number(b.y));
       for (const inj of injects) {
+        await expected.beforePressing?.[String(inj.name)]?.(env);
         (helper.getNode(inj.id) as Node).receive({});
         await sleep(300);
       }
-      const expected = EXPECTED[name]!;
       await waitFor(
-        () => Object.entries(expected).every(([label, n]) => (got.get(label)?.length ?? 0) >= n),
+        () => Object.entries(expected.counts).every(([label, n]) => (got.get(label)?.length ?? 0) >= n),
         10_000,
       ).catch(() => undefined);
       await sleep(200);
       // At least the expected number (a poller may also pick up what earlier tests left); none where 0.
       const counts = Object.fromEntries(
-        Object.entries(expected).map(([label, n]) => [
+        Object.entries(expected.counts).map(([label, n]) => [
           label,
           Math.min(n || Infinity, got.get(label)?.length ?? 0),
         ]),
@@ -157,7 +147,11 @@ describe('nodes: example flows', () => {
       const seen = JSON.stringify(
         [...got.entries()].map(([k, v]) => [k, v.map((m) => m.error ?? m.payload)]),
       );
-      assert.deepEqual(counts, { ...expected }, seen);
+      assert.deepEqual(counts, { ...expected.counts }, seen);
+      for (const label of Object.keys(expected.counts))
+        assert.ok([...debugNames.values()].includes(label), `no debug node "${label}"`);
+      // What the example is meant to show, not only how many msgs it made.
+      expected.shows((label) => got.get(label) ?? [], env);
 
       // Nothing of ours logged an error or a warning.
       const log = helper.log() as unknown as { args: { level: number; type?: string; msg?: unknown }[][] };

@@ -1,0 +1,159 @@
+/**
+ * What each example flow is meant to show, checked after every inject of it was pressed once: how many msgs
+ * each debug node (by name) must get, and what those msgs and the emulator's jobs must hold.
+ */
+import assert from 'node:assert/strict';
+import type { NodeMessage } from 'node-red';
+import { GatewayClient } from '../../src/client';
+import { DEMO, emulatedJob, type EmulatedJob, type Env } from './helpers';
+
+export type Seen = (debugName: string) => Array<NodeMessage & Record<string, unknown>>;
+
+export interface ExampleExpectation {
+  /** Debug node name -> how many msgs it must show (0: none). */
+  counts: Record<string, number>;
+  /** Set up before deploying (the test emulator is shared: balance, an inbound message). */
+  before?(env: Env): void;
+  /** Runs before the inject of this name is pressed (what a user may have done meanwhile). */
+  beforePressing?: Record<string, (env: Env) => Promise<void>>;
+  /** What the example is meant to show. */
+  shows(seen: Seen, env: Env): void;
+}
+
+type Rec = Record<string, unknown>;
+const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' ? (v as Rec) : {});
+const payloadOf = (seen: Seen, name: string, i = 0): Rec => rec(seen(name)[i]?.payload);
+
+/** The emulator's job behind a send result's JobId (the send must have created it). */
+function jobOf(env: Env, result: Rec): EmulatedJob {
+  assert.ok(Number(result.JobId) > 0, `no JobId in ${JSON.stringify(result)}`);
+  const job = emulatedJob(env, result.JobId);
+  assert.ok(job, `the emulator has no job ${String(result.JobId)}`);
+  return job;
+}
+
+/** A send result whose caption (as sent) is the flow's caption plus the config's reference. */
+function assertCaptionAsSent(result: Rec, job: EmulatedJob, flowCaption: string): void {
+  assert.equal(job.caption, result.caption, 'the caption as sent is the one the gateway got');
+  assert.match(String(result.caption), new RegExp(`^${flowCaption} #[a-z0-9]{10}$`));
+}
+
+export const EXPECTED: Record<string, ExampleExpectation> = {
+  'Alarm to SMS': {
+    counts: { sent: 1, 'send failed': 0 },
+    shows(seen, env) {
+      const sent = payloadOf(seen, 'sent');
+      const job = jobOf(env, sent);
+      assert.equal(job.text, 'ALARM: pump 3 stopped at station North');
+      assert.deepEqual(job.recipients, ['+4917012345678', '+4917087654321']);
+      assert.equal(job.sender, 'Plant');
+      assertCaptionAsSent(sent, job, 'alarm-pump-3');
+    },
+  },
+  'Auto-reply to inbound SMS': {
+    counts: { received: 1, 'reply sent': 1 },
+    before(env) {
+      env.emu.control.injectInbound({ from: '+4917011112222', text: 'STATUS' });
+    },
+    shows(seen, env) {
+      const received = seen('received').find((m) => m.payload === 'STATUS');
+      assert.ok(received, 'the inbound message reaches the flow');
+      assert.equal(received.recipient, '+4917011112222');
+      const job = jobOf(env, payloadOf(seen, 'reply sent'));
+      assert.deepEqual(job.recipients, ['+4917011112222'], 'the reply goes back to the sender');
+      assert.equal(job.text, 'Thanks, we got your message: STATUS');
+    },
+  },
+  'Delivery tracking': {
+    counts: { sent: 1, 'job, reports, replies': 1, 'send a tracked SMS first': 0, errors: 0 },
+    beforePressing: {
+      // Another flow sent an SMS after the tracked one: the lookup must still show the tracked job.
+      'look up job': async (env) => {
+        const client = new GatewayClient({ baseUrl: env.emu.url, ...DEMO });
+        try {
+          await client.send.sendSms({
+            Caption: 'another flow',
+            Sender: '',
+            Recipient: ['+4917033334444'],
+            SMSText: 'hi',
+            SmsTyp: 'Standard',
+            SendDate: null,
+          });
+        } finally {
+          await client.close();
+        }
+      },
+    },
+    shows(seen, env) {
+      const sent = payloadOf(seen, 'sent');
+      const job = jobOf(env, sent);
+      assertCaptionAsSent(sent, job, 'tracked-1');
+      // "look up job" shows the job just sent: found by its caption as sent, not some other job.
+      const info = payloadOf(seen, 'job, reports, replies');
+      assert.equal(info.Status, 'Ok', JSON.stringify(info));
+      assert.equal(rec(info.Job).Id, sent.JobId);
+      assert.equal(rec(info.Job).Caption, sent.caption);
+    },
+  },
+  'Balance watch': {
+    counts: { balance: 1, 'alert sent': 1 },
+    before(env) {
+      env.emu.control.setBalance('demo', 10); // below the threshold (20)
+    },
+    shows(seen, env) {
+      const balance = payloadOf(seen, 'balance');
+      assert.equal(balance.balance, 10);
+      assert.equal(balance.low, true);
+      assert.equal(balance.threshold, 20);
+      const job = jobOf(env, payloadOf(seen, 'alert sent'));
+      assert.deepEqual(job.recipients, ['+4917012345678']);
+      assert.equal(job.text, 'SMS balance low: 10 credits');
+    },
+  },
+  'HLR check before sending': {
+    counts: { sent: 1, 'not reachable': 0 },
+    shows(seen, env) {
+      const sent = seen('sent')[0]!;
+      assert.equal(sent.recipient, '+4917012345678');
+      const job = jobOf(env, rec(sent.payload));
+      assert.deepEqual(
+        job.recipients,
+        ['+4917012345678'],
+        'sent to the number the HLR check found reachable',
+      );
+      assert.equal(job.text, 'Your appointment is confirmed for tomorrow 10:00.');
+    },
+  },
+  'Binary, legacy and customer operations': {
+    counts: { 'UDH result': 1, 'legacy result': 1, customers: 1, errors: 0 },
+    shows(seen, env) {
+      // SendUDH's answer has no JobId: the job is the one with the caption as sent.
+      const udhResult = payloadOf(seen, 'UDH result');
+      assert.equal(udhResult.ParseStatus, 'Ok');
+      const byCaption = env.emu.state.jobs().filter((j) => j.caption === udhResult.caption);
+      assert.equal(byCaption.length, 1, `jobs with caption ${String(udhResult.caption)}`);
+      const udh = jobOf(env, { JobId: byCaption[0]!.id });
+      assert.equal(udh.binData.toUpperCase(), '0605040B8423F0DC0601AE02056A0045C60C033132372E302E302E3100');
+      const legacy = payloadOf(seen, 'legacy result');
+      assert.match(String(legacy.raw), /^OK \d+$/, JSON.stringify(legacy));
+      const job = jobOf(env, { JobId: Number(legacy.JobId) });
+      assert.equal(job.text, 'Hello from the older service');
+      const customers = seen('customers')[0]!.payload;
+      assert.ok(Array.isArray(customers) && customers.length > 0, JSON.stringify(customers));
+    },
+  },
+  'Any operation': {
+    counts: { jobs: 1, balance: 1, errors: 0 },
+    shows(seen, env) {
+      const jobs = rec(seen('jobs')[0]!.payload).Value;
+      assert.ok(Array.isArray(jobs), JSON.stringify(seen('jobs')[0]!.payload));
+      // The jobs of the last day: every job the shared emulator holds was made by these tests just now.
+      const ids = (jobs as Rec[]).map((j) => Number(j.Id)).sort((a, b) => a - b);
+      const held = (env.emu.state.jobs() as Array<{ id: number }>).map((j) => j.id);
+      assert.deepEqual(ids, held);
+      const balance = rec(seen('balance')[0]!.payload);
+      const account = (env.emu.control.snapshot() as { accounts: Array<{ account: Rec }> }).accounts[0]!;
+      assert.equal(Number(balance.Value), account.account.balance, JSON.stringify(balance));
+    },
+  },
+};
