@@ -23,6 +23,26 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The emulator never uses the client's request builder or decoder (generic or typed), nor the nodes: a client
+    // tested against a server built from itself proves nothing (DEVELOPERS-GUIDE, docs/architecture.md).
+    files: ['src/emulator/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex:
+                '(^|/)(client|generic|nodes|transport)(/|$)|(^|/)soap(/(index|request|decode|plan|coerce|legacy|read-values|fault|wsdl))?$',
+              message:
+                'The emulator has its own reader and writers: of src/soap it may use values, escape and xml-scanner only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // A test that asserts nothing, or is skipped or focused, fails the lint (scripts/lint/test-must-assert.cjs).
     files: ['test/**/*.ts'],
     plugins: { tests: testRules },
