@@ -1,7 +1,7 @@
 /* Editor helpers shared by every smsgw node's dialog. Plain ES2018, no build: Node-RED serves this file at
  * resources/@smsgw/node-red-sms-gateway/editor.js and every node's HTML loads it before its own script.
  * Each node set loads it, so it is defined once and the first definition (with its catalogue cache) is kept. */
-/* global $, RED, window */
+/* global $, RED, window, document, setTimeout, clearTimeout */
 window.smsgwEditor = window.smsgwEditor || (function () {
     var cataloguePromise = null;
     var COMMON = ['msg', 'flow', 'global', 'env', 'jsonata'];
@@ -95,8 +95,70 @@ window.smsgwEditor = window.smsgwEditor || (function () {
         });
     }
 
-    function analyze(text) {
-        return $.ajax({ url: 'smsgw/analyze', type: 'POST', contentType: 'application/json', data: JSON.stringify({ text: text }) });
+    function analyze(body) {
+        return $.ajax({ url: 'smsgw/analyze', type: 'POST', contentType: 'application/json', data: JSON.stringify(body) });
+    }
+
+    /**
+     * Calls fn whenever a typedInput field's value changes while typing: the widget passes change and keyup on
+     * to the field, but not the input event of its own box (a paste with the mouse, a drop).
+     */
+    function onTyping(field, fn) {
+        field.on('change keyup', fn);
+        field.next('.red-ui-typedInput-container').find('input.red-ui-typedInput-input').on('input', fn);
+    }
+
+    var SHARED = '@smsgw/node-red-sms-gateway/smsgw-config:smsgw-config.';
+
+    function allows(type, n) {
+        var vars = { type: type, count: n.toLocaleString() };
+        return n === 1 ? RED._(SHARED + 'analysis.allowsOne', vars) : RED._(SHARED + 'analysis.allowsUpTo', vars);
+    }
+
+    /**
+     * The segment counter under a send dialog's text: encoding and segments as you type and, when the dialog
+     * knows operation and SMS type, a warning when the text is longer than that type takes with the selected
+     * gateway configuration's limits (the check the node makes before sending). `read()` returns
+     * { text } (undefined when the text comes from the msg) and { operation: "service/Name", smsType } when known.
+     * Returns the function to call when any of them changes.
+     */
+    function segmentCounter(info, read) {
+        var timer = null;
+        var asked = 0;
+        return function () {
+            clearTimeout(timer);
+            var now = read();
+            if (now.text === undefined) {
+                info.attr('data-too-long', null).text(RED._(SHARED + 'analysis.dynamic'));
+                return;
+            }
+            timer = setTimeout(function () {
+                var body = { text: now.text };
+                if (now.operation) {
+                    var cfg = RED.nodes.node($('#node-input-gateway').val()) || {};
+                    body.operation = now.operation;
+                    body.smsType = now.smsType;
+                    body.segmentsSingle = cfg.segmentsSingle;
+                    body.segmentsLong = cfg.segmentsLong;
+                }
+                var mine = ++asked;
+                analyze(body).done(function (a) {
+                    if (mine !== asked) { return; }
+                    info.empty().attr('data-too-long', a.tooLong ? 'true' : null)
+                        .append($('<div></div>').text(RED._(SHARED + 'analysis.result', a)));
+                    if (a.tooLong) {
+                        var p = a.tooLong;
+                        var text = RED._(SHARED + 'analysis.tooLong', {
+                            characters: p.characters.toLocaleString(), segments: p.segments.toLocaleString(),
+                            allows: allows(p.type, p.allowed) + (p.longer ? '; ' + allows(p.longer.type, p.longer.allowed) : '')
+                        });
+                        $('<div class="smsgw-too-long"></div>').css('color', 'var(--red-ui-text-color-error, #AD1625)')
+                            .append('<i class="fa fa-exclamation-triangle"></i> ').append(document.createTextNode(text))
+                            .appendTo(info);
+                    }
+                });
+            }, 250);
+        };
     }
 
     // The typedInput types of the fields that several nodes share (same id, same choices, same default).
@@ -168,6 +230,7 @@ window.smsgwEditor = window.smsgwEditor || (function () {
 
     return { catalogue: catalogue, typed: typed, typesFor: typesFor, paramRows: paramRows,
         collectParams: collectParams, operationSelect: operationSelect, analyze: analyze, COMMON: COMMON,
+        segmentCounter: segmentCounter, onTyping: onTyping,
         fields: fields, output: output, operationPrepare: operationPrepare, operationSave: operationSave,
         operationCancel: operationCancel, pollerPrepare: pollerPrepare, pollerSave: pollerSave };
 })();

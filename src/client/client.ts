@@ -3,6 +3,7 @@ import { DEFAULT_PATHS, findOperation, namespaceKind, operationsOf } from '../ca
 import type { OperationDef, ServiceName } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import { parseLegacyResult } from '../soap/legacy';
+import { DEFAULT_SEGMENT_LIMITS, type SegmentLimits } from '../text';
 import { buildRequest, type Transport } from '../soap/request';
 import { readTargetNamespace } from '../soap/wsdl';
 import { createDispatcher } from '../transport/dispatcher';
@@ -30,7 +31,7 @@ import type {
   OperationTypes,
   SendMethods,
 } from './types.generated';
-import { validateParams } from './validate';
+import { validateParams, type ValidationLimits } from './validate';
 import { recordSeparator, withRecordSeparator } from './separator';
 import { FlowControl } from '../reliability/flow-control';
 import { captionParamOf, duplicateOf, lookupJob, recoveredValue } from '../reliability/job-lookup';
@@ -92,6 +93,15 @@ function positiveInt(name: string, v: number | undefined, dflt: number, min = 1)
   if (v === undefined) return dflt;
   if (!Number.isInteger(v) || v < min) configError(`${name} must be an integer ≥ ${min}`);
   return v;
+}
+
+/** The segment limits to check (defaults filled in), or undefined when switched off. */
+function segmentLimitsOf(v: GatewayClientOptions['segmentLimits']): SegmentLimits | undefined {
+  if (v === false) return undefined;
+  return {
+    single: positiveInt('segmentLimits.single', v?.single, DEFAULT_SEGMENT_LIMITS.single, 0),
+    long: positiveInt('segmentLimits.long', v?.long, DEFAULT_SEGMENT_LIMITS.long, 0),
+  };
 }
 
 function parseBaseUrl(baseUrl: unknown): URL {
@@ -177,6 +187,8 @@ export class GatewayClient {
   private readonly retries: number;
   private readonly retryDelayMs: number;
   private readonly maxRecipients: number;
+  /** What validateParams checks; one object, made once. */
+  private readonly limits: ValidationLimits;
   private readonly maxResponseBytes: number;
   private readonly zoneless: 'utc' | 'local';
   private readonly paths: Record<ServiceName, string>;
@@ -216,6 +228,7 @@ export class GatewayClient {
     this.retries = positiveInt('retries', options.retries, 2, 0);
     this.retryDelayMs = positiveInt('retryDelayMs', options.retryDelayMs, 100, 0);
     this.maxRecipients = positiveInt('maxRecipients', options.maxRecipients, 1000);
+    this.limits = { maxRecipients: this.maxRecipients, segments: segmentLimitsOf(options.segmentLimits) };
     this.maxResponseBytes = positiveInt(
       'maxResponseBytes',
       options.maxResponseBytes,
@@ -351,10 +364,7 @@ export class GatewayClient {
     }
     if (this.closed)
       throw new GatewayError('CONFIG', 'client is closed', { service, operation, ambiguous: false });
-    const values = this.withCredentials(
-      op,
-      withRecordSeparator(op, validateParams(op, params, { maxRecipients: this.maxRecipients })),
-    );
+    const values = this.withCredentials(op, withRecordSeparator(op, validateParams(op, params, this.limits)));
     const clean = this.cleanerFor(op, values);
     // A caller-given reference (the outbox) asks for the lookup even where safe retries are off.
     const pinned = options?.reference !== undefined || options?.lookupFirst === true;

@@ -5,6 +5,7 @@ import type { FlowControl, FlowControlOptions } from '../reliability/flow-contro
 import type { ReferenceOptions } from '../reliability/reference';
 import type { SafeRetryOptions } from '../reliability/safe-send';
 import type { DecodeWarning } from '../soap/warnings';
+import type { SegmentLimits } from '../text';
 
 export type { Transport };
 
@@ -51,6 +52,12 @@ export interface GatewayClientOptions {
   retryDelayMs?: number;
   /** Longest recipient list accepted (default 1000). */
   maxRecipients?: number;
+  /**
+   * Segments a text may take per SMS type, checked before sending (VALIDATION): default 1 for single-SMS
+   * types and 10 for StandardLong, HighQualityLong and PSTNFixedLine (our assumption, docs/assumptions.md);
+   * 0 turns one check off, `false` both.
+   */
+  segmentLimits?: Partial<SegmentLimits> | false;
   /**
    * Largest answer read, in bytes, for every operation, transport and the WSDL (default 32 MiB). Past it the
    * call stops reading, aborts the request and fails with code PARSE naming the limit.

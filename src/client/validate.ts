@@ -1,5 +1,6 @@
 import type { OperationDef, ParamDef } from '../catalogue/types';
 import { GatewayError } from '../errors';
+import { checkSegments, lengthMessage, sendTypeInfo, type SegmentLimits } from '../text';
 
 /** Parameters that name who receives a message: an empty value is always a mistake. */
 const RECIPIENT_PARAMS = new Set(['Recipient', 'bRecipient']);
@@ -8,6 +9,8 @@ const TEXT_PARAMS = new Set(['SMSText', 'Msg']);
 
 export interface ValidationLimits {
   maxRecipients: number;
+  /** Segments per SMS type (text/limits.ts); undefined = not checked. */
+  segments?: Readonly<SegmentLimits> | undefined;
 }
 
 function invalid(op: OperationDef, message: string): never {
@@ -65,6 +68,18 @@ function checkOne(op: OperationDef, p: ParamDef, v: unknown, limits: ValidationL
   }
 }
 
+/** A text longer than its SMS type takes would be refused by the service (SMSTypeError) and maybe charged. */
+function checkLength(
+  op: OperationDef,
+  values: Record<string, unknown>,
+  segments: Readonly<SegmentLimits>,
+): void {
+  const text = values.SMSText ?? values.Msg;
+  if (typeof text !== 'string') return;
+  const problem = checkSegments(text, sendTypeInfo(op, values), segments);
+  if (problem) invalid(op, lengthMessage(problem));
+}
+
 const names = new WeakMap<OperationDef, ReadonlySet<string>>();
 function namesOf(op: OperationDef): ReadonlySet<string> {
   let set = names.get(op);
@@ -98,5 +113,6 @@ export function validateParams(
     if (p.credential) continue;
     checkOne(op, p, values[p.name], limits);
   }
+  if (limits.segments && op.sends === true) checkLength(op, values, limits.segments);
   return values;
 }

@@ -1,3 +1,12 @@
 export { analyzeText } from './analyze';
 export type { TextAnalysis, TextEncoding } from './analyze';
 export { GSM7_BASIC_TABLE, GSM7_EXTENSION_TABLE, gsm7Septets, isGsm7 } from './gsm7';
+export {
+  checkSegments,
+  DEFAULT_SEGMENT_LIMITS,
+  legacySmsTypeInfo,
+  lengthMessage,
+  sendTypeInfo,
+  smsTypeInfo,
+} from './limits';
+export type { LengthProblem, SegmentLimits, SmsTypeInfo } from './limits';

@@ -181,6 +181,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       'Connection',
       'Security',
       'Delivery',
+      'Messages',
     ]);
     await page.fill('#node-config-input-name', 'Local emulator');
     await page.fill('#node-config-input-baseUrl', stack.emulator.url);
@@ -275,6 +276,39 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     const status =
       (await page.locator(`[id="${sendId}"] .red-ui-flow-node-status-label`).textContent()) ?? '';
     assert.match(status, new RegExp(m[1]!));
+  });
+
+  it('warns in the send SMS dialog as you type when the text is longer than its SMS type takes', async function () {
+    await page.click('#red-ui-tab-' + TAB + ' a');
+    await openEditDialog(page, sendId);
+    const info = page.locator('#smsgw-send-sms-analysis');
+    const warning = info.locator('.smsgw-too-long');
+    const setType = (value: string) =>
+      page.evaluate((v) => {
+        const $ = (window as unknown as { $: (s: string) => { typedInput(...a: string[]): unknown } }).$;
+        $('#node-input-smsType').typedInput('value', v);
+      }, value);
+    await setTypedString(page, 'node-input-text', 'a'.repeat(1993));
+    await warning.waitFor({ timeout: 10000 });
+    assert.equal(
+      (await warning.innerText()).trim(),
+      '1,993 characters, 14 segments: Standard allows 1 segment; StandardLong allows up to 10',
+    );
+    await setType('StandardLong');
+    await page.waitForFunction(
+      () =>
+        /^1,993 characters, 14 segments: StandardLong allows up to 10$/.test(
+          document.querySelector('#smsgw-send-sms-analysis .smsgw-too-long')?.textContent?.trim() ?? '',
+        ),
+      undefined,
+      { timeout: 10000 },
+    );
+    // ten segments fit StandardLong: the counter stays, the warning goes
+    await setTypedString(page, 'node-input-text', 'a'.repeat(1530));
+    await warning.waitFor({ state: 'detached', timeout: 10000 });
+    assert.match(await info.innerText(), /GSM-7 · 10 segment/);
+    await page.click('#node-dialog-cancel');
+    await page.waitForSelector('#node-dialog-cancel', { state: 'detached' });
   });
 
   it('lists the example flows under Import > Examples (and GET /library/examples/flows/<module>)', async function () {

@@ -43,10 +43,10 @@ function helpSections(lang: string): [string, string][] {
 }
 
 describe('nodes: smsgw-config dialog and help', () => {
-  it('the dialog has the tabs Connection, Security and Delivery', () => {
+  it('the dialog has the tabs Connection, Security, Delivery and Messages', () => {
     assert.deepEqual(
       dialogTabs().map(([id]) => id),
-      ['connection', 'security', 'delivery'],
+      ['connection', 'security', 'delivery', 'messages'],
     );
     assert.match(template, /RED\.tabs\.create\(/);
   });

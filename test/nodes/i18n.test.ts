@@ -55,6 +55,10 @@ function usedKeys(): { file: string; set: string; key: string }[] {
     for (const m of html.matchAll(/\b_\('([^']+)'/g))
       out.push({ file: `${type}.html`, ...resolve(m[1]!, type) });
   }
+  // the shared editor helpers name the config node's keys as SHARED + '<key>'
+  const editorJs = readFileSync(path.join(root, 'resources', 'editor.js'), 'utf8');
+  for (const m of editorJs.matchAll(/SHARED \+ '([^']+)'/g))
+    out.push({ file: 'resources/editor.js', ...resolve(SHARED_NS + m[1]!, 'smsgw-config') });
   const sources = readdirSync(srcDir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
   for (const file of sources) {
     const text = readFileSync(path.join(srcDir, file), 'utf8');
@@ -111,6 +115,8 @@ describe('nodes: i18n catalogues', () => {
 
   it('SHARED_NS names the config node set of this module', () => {
     assert.equal(SHARED_NS, `${MODULE}/smsgw-config:smsgw-config.`);
+    const editorJs = readFileSync(path.join(root, 'resources', 'editor.js'), 'utf8');
+    assert.ok(editorJs.includes(`var SHARED = '${SHARED_NS}';`), 'resources/editor.js has its own SHARED');
     const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string };
     assert.equal(pkg.name, MODULE);
   });

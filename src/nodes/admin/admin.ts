@@ -1,10 +1,18 @@
 import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
 import { GatewayClient } from '../../client';
-import { analyzeText } from '../../text';
-import { clientOptions } from '../config/client-options';
+import type { OperationDef } from '../../catalogue';
+import {
+  analyzeText,
+  checkSegments,
+  sendTypeInfo,
+  type LengthProblem,
+  type SegmentLimits,
+  type TextAnalysis,
+} from '../../text';
+import { clientOptions, segmentLimitsOf } from '../config/client-options';
 import { toGatewayError } from '../common/errors';
-import { editorCatalogue } from '../common/operations';
+import { editorCatalogue, operationOf } from '../common/operations';
 import { queryBalance } from '../config/gateway';
 import type { ServiceKind, SmsgwConfigDef, SmsgwConfigNode, SmsgwCredentials } from '../config/types';
 
@@ -33,8 +41,7 @@ export function registerAdminRoutes(RED: NodeAPI): void {
   );
 
   app.post('/smsgw/analyze', RED.auth.needsPermission('smsgw-config.read'), (req: Request, res: Response) => {
-    const body = (req.body ?? {}) as { text?: unknown };
-    res.json(analyzeText(typeof body.text === 'string' ? body.text : ''));
+    res.json(analyzeForEditor((req.body ?? {}) as AnalyzeBody));
   });
 
   // The durable outbox of a deployed config node: list (entries hold no credentials) and clear.
@@ -80,6 +87,42 @@ export function registerAdminRoutes(RED: NodeAPI): void {
       );
     },
   );
+}
+
+interface AnalyzeBody {
+  text?: unknown;
+  /** "service/Name" of the operation the dialog sends with, when the type is known. */
+  operation?: unknown;
+  /** The SMS type chosen in the dialog (SmsTyp or MobileSMSType). */
+  smsType?: unknown;
+  /** The selected config node's Single SMS and Long SMS fields. */
+  segmentsSingle?: unknown;
+  segmentsLong?: unknown;
+}
+
+/**
+ * Encoding and segments of the text in a send dialog and, when the dialog knows the operation and type, what
+ * the node would refuse it for (the same check as before sending, with the selected config's limits).
+ */
+function analyzeForEditor(body: AnalyzeBody): TextAnalysis & { tooLong?: LengthProblem } {
+  const text = typeof body.text === 'string' ? body.text : '';
+  const analysis: TextAnalysis & { tooLong?: LengthProblem } = analyzeText(text);
+  if (typeof body.operation !== 'string') return analysis;
+  let op: OperationDef;
+  let limits: SegmentLimits;
+  try {
+    op = operationOf(body.operation);
+    limits = segmentLimitsOf({
+      segmentsSingle: body.segmentsSingle as string | undefined,
+      segmentsLong: body.segmentsLong as string | undefined,
+    });
+  } catch {
+    return analysis;
+  }
+  const typeParam = op.params.some((p) => p.name === 'MobileSMSType') ? 'MobileSMSType' : 'SmsTyp';
+  const problem = checkSegments(text, sendTypeInfo(op, { [typeParam]: body.smsType }), limits);
+  if (problem) analysis.tooLong = problem;
+  return analysis;
 }
 
 /** Credentials from the dialog, falling back to the stored ones where the dialog shows the placeholder. */

@@ -2,6 +2,7 @@ import type { GatewayClientOptions } from '../../client';
 import { GatewayError } from '../../errors';
 import type { FlowControlOptions } from '../../reliability/flow-control';
 import type { ReferenceOptions } from '../../reliability/reference';
+import { DEFAULT_SEGMENT_LIMITS, type SegmentLimits } from '../../text';
 import type { SmsgwConfigDef, SmsgwCredentials, TransportKind } from './types';
 
 const TRANSPORTS: readonly TransportKind[] = ['soap11', 'soap12', 'get', 'post'];
@@ -31,6 +32,8 @@ export const FIELD_LABELS = {
   rate: 'Rate limit',
   maxConcurrent: 'In flight',
   maxQueue: 'Queue size',
+  segmentsSingle: 'Single SMS',
+  segmentsLong: 'Long SMS',
 } as const;
 
 /**
@@ -85,7 +88,18 @@ export function clientOptions(def: SmsgwConfigDef, creds: SmsgwCredentials): Gat
     if (ca) options.tls.ca = ca;
   }
   options.reference = referenceOf(def) ?? false;
+  options.segmentLimits = segmentLimitsOf(def);
   return options;
+}
+
+/** Segments per SMS type checked before sending (blank = the default, 0 = no check). */
+export function segmentLimitsOf(def: Pick<SmsgwConfigDef, 'segmentsSingle' | 'segmentsLong'>): SegmentLimits {
+  const single = whole(def.segmentsSingle, FIELD_LABELS.segmentsSingle, true);
+  const long = whole(def.segmentsLong, FIELD_LABELS.segmentsLong, true);
+  return {
+    single: single === undefined ? DEFAULT_SEGMENT_LIMITS.single : Math.round(single),
+    long: long === undefined ? DEFAULT_SEGMENT_LIMITS.long : Math.round(long),
+  };
 }
 
 /** The reference setting of a config node: suffix (default), prefix, or undefined when off. */

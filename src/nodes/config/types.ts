@@ -37,6 +37,10 @@ export interface SmsgwConfigDef extends NodeDef {
   maxQueue?: number | string;
   /** Durable outbox for sends while the gateway is unreachable (default off). */
   outbox?: boolean;
+  /** Segments a single-SMS type may take (default 1, 0 = no check). */
+  segmentsSingle?: number | string;
+  /** Segments a long type may take (default 10, 0 = no check). */
+  segmentsLong?: number | string;
   /** Largest answer read, in MiB (blank = 32): the client's maxResponseBytes. */
   maxResponseSize?: number | string;
 }
