@@ -12,6 +12,16 @@ export const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) 
 };
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
+/**
+ * The npm that started us (npm run, npx) rather than the first on PATH: under `npm run`, node_modules/.bin comes
+ * first and holds the npm 10 that Node-RED 4 depends on, whose `pack` runs `prepare` despite --ignore-scripts
+ * (npm/cli#7211, honoured since npm 11).
+ */
+export function npmCommand(args: string[]): [string, string[]] {
+  const cli = process.env.npm_execpath;
+  return cli && /npm-cli\.js$/.test(cli) ? [process.execPath, [cli, ...args]] : [npm, args];
+}
+
 /** Runs the build unless the caller already did (SMSGW_SKIP_BUILD=1, set by .ci/run after `npm test`). */
 export async function ensureBuilt(log: (s: string) => void): Promise<void> {
   if (process.env.SMSGW_SKIP_BUILD === '1') return;
@@ -25,10 +35,15 @@ export interface Packed {
   files: string[];
 }
 
-/** `npm pack` of the working tree, so what users get (the `files` list) is what we test. */
+/**
+ * `npm pack` of the working tree, so what users get (the `files` list) is what we test. Without the `prepare`
+ * script (it is `npm run build`): every caller runs ensureBuilt() first, so it would only build the same dist/ and
+ * nodes/icons/ again. A git install runs `prepare` for real (test/e2e/git-install.e2e.ts).
+ */
 export async function packPackage(destDir: string): Promise<Packed> {
   mkdirSync(destDir, { recursive: true });
-  const out = await run(npm, ['pack', '--json', '--pack-destination', destDir], {
+  const [cmd, args] = npmCommand(['pack', '--json', '--ignore-scripts', '--pack-destination', destDir]);
+  const out = await run(cmd, args, {
     cwd: ROOT,
     env: { ...process.env, npm_config_update_notifier: 'false' },
   });

@@ -4,7 +4,7 @@
  * With SMSGW_SCREENSHOTS=1 (npm run screenshots) the pictures go to docs/images/ for the README.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { examplesForDeploy, listExamples } from '../../scripts/lib/flows';
@@ -140,6 +140,38 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await search.fill('');
     await search.press('Backspace');
     await page.locator('.red-ui-palette-node[data-palette-type="inject"]').waitFor({ state: 'visible' });
+  });
+
+  it("shows every node's own icon in the palette, served from the installed package", async function () {
+    // Node-RED reads icons only beside the node's .js (nodes/icons/, placed there by the build from icons/)
+    const listed = (await (
+      await fetch(`${stack.nodeRed.url}/icons`, { headers: { Accept: 'application/json' } })
+    ).json()) as Record<string, string[]>;
+    for (const type of PALETTE_TYPES) {
+      const icon = await page.evaluate(
+        (t) =>
+          (
+            window as unknown as { RED: { nodes: { getType(t: string): { icon: string } } } }
+          ).RED.nodes.getType(t).icon,
+        type,
+      );
+      assert.ok((listed[MODULE] ?? []).includes(icon), `GET /icons does not list ${icon} for ${MODULE}`);
+      const background = await page
+        .locator(`.red-ui-palette-node[data-palette-type="${type}"] .red-ui-palette-icon`)
+        .evaluate((el) => getComputedStyle(el).backgroundImage);
+      assert.ok(
+        background.includes(`icons/${MODULE}/${icon}`),
+        `${type} shows ${background}, not its icon ${icon}`,
+      );
+      // fetched as the editor does; Node-RED answers a missing icon with its default one, so compare the bytes
+      const served = await page.evaluate(async (url) => {
+        const res = await fetch(url);
+        return { status: res.status, type: res.headers.get('content-type') ?? '', body: await res.text() };
+      }, `icons/${MODULE}/${icon}`);
+      assert.equal(served.status, 200, icon);
+      assert.match(served.type, /^image\/svg\+xml/, icon);
+      assert.equal(served.body, readFileSync(join(ROOT, 'icons', icon), 'utf8'), `${icon} is not ours`);
+    }
   });
 
   let sendId = '';

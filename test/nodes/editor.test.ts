@@ -81,7 +81,8 @@ describe('nodes: editor HTML (as the scorecard parses it)', () => {
         }
         const icon = String(def.get('icon')!.value);
         assert.match(icon, /^smsgw-[a-z]+\.svg$/);
-        const svg = readFileSync(path.join(root, 'nodes', 'icons', icon), 'utf8');
+        // the source; the build places it beside the node files (test/nodes/icons.test.ts)
+        const svg = readFileSync(path.join(root, 'icons', icon), 'utf8');
         assert.match(svg, /width="40" height="60"/);
         assert.ok(!/fill="#(?!fff)/i.test(svg), 'icons are white on transparent');
         assert.ok(defaultNames.includes('gateway'));

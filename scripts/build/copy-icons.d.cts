@@ -1,0 +1,2 @@
+/** Types of copy-icons.cjs (for its test). */
+export declare function copyIcons(root: string): string[];
