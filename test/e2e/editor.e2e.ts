@@ -436,6 +436,37 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     }
   });
 
+  it("any operation: the dialog offers the chosen service's operations, shows a known one's parameters, a path row only for another path", async function () {
+    const node = examplesForDeploy(stack.emulator.url).find(
+      (n) => n.type === 'smsgw-call' && n.operation === 'QueryJobs',
+    );
+    assert.ok(node, 'the "Any operation" example has a QueryJobs node');
+    await page.click(`#red-ui-tab-${String(node.z)} a`);
+    await openEditDialog(page, node.id);
+    const offered = () =>
+      page.$$eval('#smsgw-call-operations option', (os) => os.map((o) => (o as HTMLOptionElement).value));
+    await page.waitForSelector('#smsgw-call-operations option', { state: 'attached', timeout: 10000 });
+    const information = await offered();
+    assert.ok(
+      information.includes('QueryJobs') && information.includes('QueryAccountBalance'),
+      String(information),
+    );
+    assert.ok(!information.includes('SendSMS'), "only the chosen service's operations");
+    // The known operation's parameters, from the catalogue.
+    assert.match((await page.textContent('#smsgw-call-params')) ?? '', /StartDate\??: dateTime/);
+    assert.equal(await page.isVisible('#smsgw-call-path-row'), false);
+    await page.selectOption('#node-input-service', 'send');
+    assert.ok((await offered()).includes('SendSMS'));
+    // A name the catalogue does not know: said so, its parameters are the user's.
+    await page.fill('#node-input-operation', 'GetTariff');
+    assert.match((await page.textContent('#smsgw-call-params')) ?? '', /Not in the catalogue/);
+    await page.selectOption('#node-input-service', 'path');
+    assert.equal(await page.isVisible('#smsgw-call-path-row'), true);
+    assert.deepEqual(await offered(), []);
+    await page.click('#node-dialog-cancel');
+    await page.waitForSelector('#node-dialog-cancel', { state: 'hidden' });
+  });
+
   it('sent nothing off this machine and raised no page errors', function () {
     // the editor asks the Flow Library catalogue for the palette manager; that is Node-RED's, not ours
     const unexpected = browser.blocked.filter((u) => !u.startsWith('https://catalogue.nodered.org/'));
