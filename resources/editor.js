@@ -161,6 +161,54 @@ window.smsgwEditor = window.smsgwEditor || (function () {
         };
     }
 
+    /**
+     * Under the Recipient field of a send dialog: the numbers as the node will send them (international when
+     * the selected gateway configuration has a default country) or, in the error colour, each entry the node
+     * would refuse. Asks smsgw/recipients, the same check the node makes before sending. Empty while the
+     * recipients come from the msg.
+     */
+    function recipientCheck() {
+        var field = $('#node-input-recipient');
+        var info = $('<div class="form-tips smsgw-recipients" style="display:none; margin:4px 0 0 104px; width:70%"></div>')
+            .insertAfter(field.closest('.form-row').children().last());
+        var timer = null;
+        var asked = 0;
+        function show() {
+            clearTimeout(timer);
+            var text = field.typedInput('type') === 'str' ? String(field.typedInput('value') || '') : '';
+            if (text.trim() === '') { info.hide().attr('data-state', null); return; }
+            timer = setTimeout(function () {
+                var cfg = RED.nodes.node($('#node-input-gateway').val()) || {};
+                var mine = ++asked;
+                $.ajax({ url: 'smsgw/recipients', type: 'POST', contentType: 'application/json',
+                    data: JSON.stringify({ recipients: text, defaultCountry: cfg.defaultCountry, checkRecipients: cfg.checkRecipients }) })
+                    .done(function (r) {
+                        if (mine !== asked) { return; }
+                        var bad = r.entries.filter(function (e) { return e.problem; });
+                        var changed = r.entries.some(function (e) { return e.number !== undefined && e.number !== e.input; });
+                        info.empty().css('color', '');
+                        if (bad.length > 0) {
+                            info.attr('data-state', 'bad').css('color', 'var(--red-ui-text-color-error, #AD1625)')
+                                .append('<i class="fa fa-exclamation-triangle"></i> ')
+                                .append(document.createTextNode(RED._(SHARED + 'recipients.bad', {
+                                    entries: bad.map(function (e) { return '"' + e.input + '"'; }).join(', ')
+                                }) + (r.country ? ' ' + RED._(SHARED + 'recipients.country', { country: r.country }) : '')));
+                        } else if (changed) {
+                            info.attr('data-state', 'normalised').text(RED._(SHARED + 'recipients.sentAs', {
+                                numbers: r.entries.map(function (e) { return e.number; }).join(', ')
+                            }));
+                        } else {
+                            info.attr('data-state', 'ok');
+                        }
+                        info.toggle(bad.length > 0 || changed);
+                    });
+            }, 250);
+        }
+        onTyping(field, show);
+        $('#node-input-gateway').on('change', show);
+        show();
+    }
+
     // The typedInput types of the fields that several nodes share (same id, same choices, same default).
     var FIELDS = {
         recipient: [['str', 'json'].concat(COMMON), 'str'],
@@ -230,7 +278,7 @@ window.smsgwEditor = window.smsgwEditor || (function () {
 
     return { catalogue: catalogue, typed: typed, typesFor: typesFor, paramRows: paramRows,
         collectParams: collectParams, operationSelect: operationSelect, analyze: analyze, COMMON: COMMON,
-        segmentCounter: segmentCounter, onTyping: onTyping,
+        segmentCounter: segmentCounter, onTyping: onTyping, recipientCheck: recipientCheck,
         fields: fields, output: output, operationPrepare: operationPrepare, operationSave: operationSave,
         operationCancel: operationCancel, pollerPrepare: pollerPrepare, pollerSave: pollerSave };
 })();

@@ -32,6 +32,7 @@ import type {
   SendMethods,
 } from './types.generated';
 import { validateParams, type ValidationLimits } from './validate';
+import { defaultCountryOf } from './recipients';
 import { recordSeparator, withRecordSeparator } from './separator';
 import { FlowControl } from '../reliability/flow-control';
 import { captionParamOf, duplicateOf, lookupJob, recoveredValue } from '../reliability/job-lookup';
@@ -228,7 +229,12 @@ export class GatewayClient {
     this.retries = positiveInt('retries', options.retries, 2, 0);
     this.retryDelayMs = positiveInt('retryDelayMs', options.retryDelayMs, 100, 0);
     this.maxRecipients = positiveInt('maxRecipients', options.maxRecipients, 1000);
-    this.limits = { maxRecipients: this.maxRecipients, segments: segmentLimitsOf(options.segmentLimits) };
+    const defaultCountry = defaultCountryOf(options.defaultCountry);
+    this.limits = {
+      maxRecipients: this.maxRecipients,
+      segments: segmentLimitsOf(options.segmentLimits),
+      recipients: options.checkRecipients === false ? undefined : { defaultCountry },
+    };
     this.maxResponseBytes = positiveInt(
       'maxResponseBytes',
       options.maxResponseBytes,

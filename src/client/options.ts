@@ -59,6 +59,17 @@ export interface GatewayClientOptions {
    */
   segmentLimits?: Partial<SegmentLimits> | false;
   /**
+   * Recipients are checked before sending (VALIDATION naming each bad entry): digits with an optional leading
+   * `+`, ignoring spaces, dashes, dots and brackets (default true; `false` sends whatever is given).
+   */
+  checkRecipients?: boolean;
+  /**
+   * ISO 3166 country code (e.g. `'DE'`): national numbers (`0170 1234567`) are sent in international form
+   * (`+491701234567`), read with libphonenumber-js (loaded only when set). Default: none, numbers are sent as
+   * given. Needs `checkRecipients`.
+   */
+  defaultCountry?: string;
+  /**
    * Largest answer read, in bytes, for every operation, transport and the WSDL (default 32 MiB). Past it the
    * call stops reading, aborts the request and fails with code PARSE naming the limit.
    */

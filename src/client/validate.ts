@@ -1,6 +1,7 @@
 import type { OperationDef, ParamDef } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import { checkSegments, lengthMessage, sendTypeInfo, type SegmentLimits } from '../text';
+import { checkRecipientValue, type RecipientRules } from './recipients';
 
 /** Parameters that name who receives a message: an empty value is always a mistake. */
 const RECIPIENT_PARAMS = new Set(['Recipient', 'bRecipient']);
@@ -11,6 +12,8 @@ export interface ValidationLimits {
   maxRecipients: number;
   /** Segments per SMS type (text/limits.ts); undefined = not checked. */
   segments?: Readonly<SegmentLimits> | undefined;
+  /** How recipients are checked and normalised (recipients.ts); undefined = not checked. */
+  recipients?: Readonly<RecipientRules> | undefined;
 }
 
 function invalid(op: OperationDef, message: string): never {
@@ -80,6 +83,23 @@ function checkLength(
   if (problem) invalid(op, lengthMessage(problem));
 }
 
+/** Recipients that are no phone number are refused; with a default country the rest made international. */
+function checkRecipients(
+  op: OperationDef,
+  values: Record<string, unknown>,
+  rules: Readonly<RecipientRules>,
+): Record<string, unknown> {
+  let out = values;
+  for (const name of RECIPIENT_PARAMS) {
+    const v = values[name];
+    if (v === undefined) continue;
+    const checked = checkRecipientValue(v, rules, (message) => invalid(op, message));
+    // The caller's object is left as it is: the outbox and the lookups keep what the flow gave.
+    if (checked !== v) out = { ...out, [name]: checked };
+  }
+  return out;
+}
+
 const names = new WeakMap<OperationDef, ReadonlySet<string>>();
 function namesOf(op: OperationDef): ReadonlySet<string> {
   let set = names.get(op);
@@ -91,7 +111,9 @@ function namesOf(op: OperationDef): ReadonlySet<string> {
 }
 
 /**
- * Checks what the wire codec cannot know is wrong: missing recipients, empty texts, list and range limits.
+ * Checks what the wire codec cannot know is wrong: missing recipients, recipients that are no phone number,
+ * empty texts, texts too long for their SMS type, list and range limits. Returns the values to send (a copy
+ * where a default country made a recipient international).
  * Types, enums, date syntax and unknown names are checked again by the request builder.
  */
 export function validateParams(
@@ -114,5 +136,5 @@ export function validateParams(
     checkOne(op, p, values[p.name], limits);
   }
   if (limits.segments && op.sends === true) checkLength(op, values, limits.segments);
-  return values;
+  return limits.recipients ? checkRecipients(op, values, limits.recipients) : values;
 }

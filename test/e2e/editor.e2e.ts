@@ -35,7 +35,10 @@ async function emulatorState(stack: Stack): Promise<EmulatorState> {
 }
 
 /** Clicks a tab of the gateway configuration dialog. */
-async function configTab(page: Page, tab: 'connection' | 'security' | 'delivery'): Promise<void> {
+async function configTab(
+  page: Page,
+  tab: 'connection' | 'security' | 'delivery' | 'messages',
+): Promise<void> {
   // RED.tabs takes two clicks within 400 ms (on any of its tabs) as a double click
   await page.waitForTimeout(450);
   await page.click(`#smsgw-config-tabs a[href="#smsgw-config-tab-${tab}"]`);
@@ -341,6 +344,57 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     assert.match(await info.innerText(), /GSM-7 · 10 segment/);
     await page.click('#node-dialog-cancel');
     await page.waitForSelector('#node-dialog-cancel', { state: 'detached' });
+  });
+
+  it('shows the recipients as they will be sent (Default country) and names the ones the node would refuse', async function () {
+    await page.click('#red-ui-tab-' + TAB + ' a');
+    await openEditDialog(page, sendId);
+    const info = page.locator('.smsgw-recipients');
+    const shows = (state: string, text: string) =>
+      page.waitForFunction(
+        ([s, t]) => {
+          const el = document.querySelector('.smsgw-recipients');
+          return el?.getAttribute('data-state') === s && el.textContent?.trim() === t;
+        },
+        [state, text],
+        { timeout: 10000 },
+      );
+    // off by default: a national number is sent as given, nothing to show
+    await setTypedString(page, 'node-input-recipient', '0170 1234567');
+    await page.waitForFunction(
+      () => document.querySelector('.smsgw-recipients')?.getAttribute('data-state') === 'ok',
+      undefined,
+      { timeout: 10000 },
+    );
+    assert.equal(await info.isVisible(), false);
+    await setTypedString(page, 'node-input-recipient', '0170 1234567, abc');
+    await shows('bad', 'Not a phone number: "abc"');
+
+    // Default country DE in the gateway configuration's Messages tab
+    const edit = page.locator('#node-input-btn-gateway-edit');
+    if ((await edit.count()) > 0) await edit.click();
+    else await page.click('#node-input-lookup-gateway');
+    await page.waitForSelector('#node-config-input-baseUrl', { state: 'attached' });
+    await configTab(page, 'messages');
+    assert.equal(await page.isChecked('#node-config-input-checkRecipients'), true);
+    await page.fill('#node-config-input-defaultCountry', 'DE');
+    await page.click('#node-config-dialog-ok');
+    await page.waitForSelector('#node-config-input-baseUrl', { state: 'detached' });
+
+    await shows('bad', 'Not a phone number: "abc" (national numbers are read as DE)');
+    await page.locator('#node-input-recipient + div input.red-ui-typedInput-input').fill('');
+    await page
+      .locator('#node-input-recipient + div input.red-ui-typedInput-input')
+      .pressSequentially('0170 1234567', { delay: 20 });
+    await shows('normalised', 'Sent as: +491701234567');
+    assert.equal(await info.isVisible(), true);
+    await page.waitForTimeout(300);
+    await snap(page, 'recipients.png');
+    await setTypedString(page, 'node-input-recipient', '+4917012345678');
+    await page.click('#node-dialog-ok');
+    await page.waitForSelector('#node-dialog-ok', { state: 'detached' });
+    // deploys the changed configuration: the tests after this one start from a clean flow
+    await deploy(page);
   });
 
   it('lists the example flows under Import > Examples (and GET /library/examples/flows/<module>)', async function () {

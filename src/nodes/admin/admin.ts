@@ -1,6 +1,8 @@
 import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
 import { GatewayClient } from '../../client';
+import type { CountryCode } from 'libphonenumber-js/min';
+import { checkRecipientText, defaultCountryOf, type RecipientEntry } from '../../client/recipients';
 import type { OperationDef } from '../../catalogue';
 import {
   analyzeText,
@@ -37,6 +39,14 @@ export function registerAdminRoutes(RED: NodeAPI): void {
     RED.auth.needsPermission('smsgw-config.read'),
     (_req: Request, res: Response) => {
       res.json(editorCatalogue());
+    },
+  );
+
+  app.post(
+    '/smsgw/recipients',
+    RED.auth.needsPermission('smsgw-config.read'),
+    (req: Request, res: Response) => {
+      res.json(recipientsForEditor((req.body ?? {}) as RecipientsBody));
     },
   );
 
@@ -123,6 +133,27 @@ function analyzeForEditor(body: AnalyzeBody): TextAnalysis & { tooLong?: LengthP
   const problem = checkSegments(text, sendTypeInfo(op, { [typeParam]: body.smsType }), limits);
   if (problem) analysis.tooLong = problem;
   return analysis;
+}
+
+interface RecipientsBody {
+  recipients?: unknown;
+  /** The selected config node's Default country and Check recipients fields. */
+  defaultCountry?: unknown;
+  checkRecipients?: unknown;
+}
+
+/** Each entry of a send dialog's recipient text as the node would send or refuse it (client/recipients.ts). */
+function recipientsForEditor(body: RecipientsBody): { entries: RecipientEntry[]; country?: string } {
+  const text = typeof body.recipients === 'string' ? body.recipients : '';
+  if (body.checkRecipients === false) return { entries: [] };
+  let defaultCountry: CountryCode | undefined;
+  try {
+    defaultCountry = defaultCountryOf(typeof body.defaultCountry === 'string' ? body.defaultCountry : '');
+  } catch {
+    // the config dialog shows that error; here the numbers are checked as without a country
+  }
+  const entries = checkRecipientText(text, { defaultCountry });
+  return defaultCountry ? { entries, country: defaultCountry } : { entries };
 }
 
 /** Credentials from the dialog, falling back to the stored ones where the dialog shows the placeholder. */

@@ -2,6 +2,7 @@ import type { GatewayClientOptions } from '../../client';
 import { GatewayError } from '../../errors';
 import type { FlowControlOptions } from '../../reliability/flow-control';
 import type { ReferenceOptions } from '../../reliability/reference';
+import { defaultCountryOf } from '../../client/recipients';
 import { DEFAULT_SEGMENT_LIMITS, type SegmentLimits } from '../../text';
 import type { SmsgwConfigDef, SmsgwCredentials, TransportKind } from './types';
 
@@ -34,6 +35,7 @@ export const FIELD_LABELS = {
   maxQueue: 'Queue size',
   segmentsSingle: 'Single SMS',
   segmentsLong: 'Long SMS',
+  defaultCountry: 'Default country',
 } as const;
 
 /**
@@ -89,6 +91,10 @@ export function clientOptions(def: SmsgwConfigDef, creds: SmsgwCredentials): Gat
   }
   options.reference = referenceOf(def) ?? false;
   options.segmentLimits = segmentLimitsOf(def);
+  options.checkRecipients = def.checkRecipients !== false;
+  // Checked here too, so the error names the field as the dialog labels it.
+  const country = defaultCountryOf(def.defaultCountry, FIELD_LABELS.defaultCountry);
+  if (country) options.defaultCountry = country;
   return options;
 }
 

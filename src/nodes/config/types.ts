@@ -41,6 +41,10 @@ export interface SmsgwConfigDef extends NodeDef {
   segmentsSingle?: number | string;
   /** Segments a long type may take (default 10, 0 = no check). */
   segmentsLong?: number | string;
+  /** Recipients checked before sending (default on; off = sent as given). */
+  checkRecipients?: boolean;
+  /** ISO 3166 country whose national numbers are sent in international form (blank = off). */
+  defaultCountry?: string;
   /** Largest answer read, in MiB (blank = 32): the client's maxResponseBytes. */
   maxResponseSize?: number | string;
 }
