@@ -65,7 +65,7 @@ export function networkError(
     : progress.sent
       ? 'connection lost before a response arrived'
       : 'could not send the request';
-  return new GatewayError('NETWORK', `${what}: ${code ? code + ' ' : ''}${text}`, {
+  return new GatewayError('NETWORK', `${what}: ${code && !text.includes(code) ? code + ' ' : ''}${text}`, {
     ...details,
     ambiguous,
     cause: err,

@@ -96,7 +96,7 @@ describe('nodes: statuses the emulator is told to answer with', () => {
       assert.equal(error.cause.ambiguous, false);
       assert.equal(
         error.message,
-        `GatewayError: ${c.operation}: ${code === 'AUTH' ? 'login refused' : 'refused'}: ${c.value}`,
+        `${c.operation}: ${code === 'AUTH' ? 'login refused' : 'refused'}: ${c.value}`,
       );
       assert.equal(msg.topic, `forced-${c.value}`, 'the msg that failed reaches Catch');
       assert.equal(env.emu.state.jobs().length, jobs, 'no job was created');
