@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Node } from 'node-red';
+import type { Node, NodeMessage } from 'node-red';
 import * as nodeRed from 'node-red';
 import { sendSmsNode } from './fixtures';
 import { PASSWORD, ROOT, USER, sleep } from './lib';
@@ -95,9 +95,20 @@ interface Embedded {
   };
 }
 
+/** Config nodes a deploy may add besides "cfg" (they have the same credentials). */
+export const EXTRA_CONFIG_IDS = ['cfg2'] as const;
+
 export interface Runtime {
-  /** Deploys a tab with the config node (credentials set) and `nodes` (a full deploy: replaces the last). */
-  deploy(url: string, nodes: FlowNode[], config?: Record<string, unknown>): Promise<void>;
+  /**
+   * Deploys a tab with the config node (credentials set) and `nodes` (a full deploy: replaces the last);
+   * `extra` adds config nodes of EXTRA_CONFIG_IDS with their own settings (the same gateway and account).
+   */
+  deploy(
+    url: string,
+    nodes: FlowNode[],
+    config?: Record<string, unknown>,
+    extra?: Partial<Record<(typeof EXTRA_CONFIG_IDS)[number], Record<string, unknown>>>,
+  ): Promise<void>;
   node(id: string): Node;
   stop(): Promise<void>;
 }
@@ -112,7 +123,9 @@ export async function startRuntime(): Promise<Runtime> {
   );
   writeFileSync(
     join(userDir, 'flows_cred.json'),
-    JSON.stringify({ cfg: { user: USER, password: PASSWORD } }),
+    JSON.stringify(
+      Object.fromEntries(['cfg', ...EXTRA_CONFIG_IDS].map((id) => [id, { user: USER, password: PASSWORD }])),
+    ),
   );
   // Installed as a module, as users have it: loaded from nodesDir, Node-RED would treat the nodes as core nodes
   // and never register their message catalogues (every status text a missed, slow lookup).
@@ -131,17 +144,19 @@ export async function startRuntime(): Promise<Runtime> {
   });
   await RED.start();
   return {
-    async deploy(url, nodes, config = {}) {
+    async deploy(url, nodes, config = {}, extra = {}) {
+      const configNode = (id: string, settings: Record<string, unknown>): FlowNode => ({
+        id,
+        type: 'smsgw-config',
+        baseUrl: url,
+        service: 'gateway',
+        transport: 'soap11',
+        ...settings,
+      });
       const flows: FlowNode[] = [
         { id: 'tab', type: 'tab', label: 'bench' },
-        {
-          id: 'cfg',
-          type: 'smsgw-config',
-          baseUrl: url,
-          service: 'gateway',
-          transport: 'soap11',
-          ...config,
-        },
+        configNode('cfg', config),
+        ...Object.entries(extra).map(([id, settings]) => configNode(id, settings ?? {})),
         // x/y make them flow nodes: Node-RED treats a node without a position as a config node.
         ...nodes.map((n, i) => ({ z: 'tab', wires: [], x: 200, y: 40 + 40 * i, ...n })),
       ];
@@ -158,4 +173,53 @@ export async function startRuntime(): Promise<Runtime> {
       rmSync(userDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Sends n msgs through a send node, `window` at a time (each output or Catch lets the next one in); resolves
+ * with how many came out and how many went to Catch. Listens on the junctions `out` and `caught`.
+ */
+export function runWindowed(
+  rt: Runtime,
+  ids: { send: string; out: string; caught: string },
+  n: number,
+  window: number,
+  msg: (i: number) => NodeMessage,
+): Promise<{ sent: number; failed: number }> {
+  return new Promise((resolve, reject) => {
+    const sendNode = rt.node(ids.send);
+    const out = rt.node(ids.out);
+    const caught = rt.node(ids.caught);
+    let started = 0;
+    let ok = 0;
+    let failed = 0;
+    let seen = -1;
+    const check = setInterval(() => {
+      if (ok + failed !== seen) {
+        seen = ok + failed;
+        return;
+      }
+      clearInterval(check);
+      reject(new Error(`flow stalled after ${ok + failed} of ${n} messages`));
+    }, 10_000);
+    const answered = (): void => {
+      if (ok + failed === n) {
+        out.removeListener('input', onOut);
+        caught.removeListener('input', onCaught);
+        clearInterval(check);
+        resolve({ sent: ok, failed });
+      } else if (started < n) sendNode.receive(msg(started++));
+    };
+    const onOut = (): void => {
+      ok++;
+      answered();
+    };
+    const onCaught = (): void => {
+      failed++;
+      answered();
+    };
+    out.on('input', onOut);
+    caught.on('input', onCaught);
+    while (started < Math.min(window, n)) sendNode.receive(msg(started++));
+  });
 }

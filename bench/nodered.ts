@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import type { NodeMessage } from 'node-red';
 import { Pool } from 'undici';
 import { catalogue, client as ours } from './pkg';
-import { startRuntime } from './embedded';
+import { runWindowed, startRuntime } from './embedded';
 import { SEND_PARAMS, TEXT, sendSmsNode, sendSmsWire, startEmulatorChild } from './fixtures';
 import { PASSWORD, USER, cpuMsSince, emit, printTable, round } from './lib';
 
@@ -132,44 +132,8 @@ async function main(): Promise<void> {
       payload: TEXT,
       topic: `bench ${i}`,
     });
-    /** Sends n msgs, `window` at a time; resolves with how many came out and how many went to Catch. */
     const flowRun = (n: number, window: number): Promise<{ sent: number; failed: number }> =>
-      new Promise((resolve, reject) => {
-        const sendNode = rt.node('send');
-        const out = rt.node('out');
-        const caught = rt.node('caught');
-        let started = 0;
-        let ok = 0;
-        let failed = 0;
-        let seen = -1;
-        const check = setInterval(() => {
-          if (ok + failed !== seen) {
-            seen = ok + failed;
-            return;
-          }
-          clearInterval(check);
-          reject(new Error(`flow stalled after ${ok + failed} of ${n} messages`));
-        }, 10_000);
-        const answered = (): void => {
-          if (ok + failed === n) {
-            out.removeListener('input', onOut);
-            caught.removeListener('input', onCaught);
-            clearInterval(check);
-            resolve({ sent: ok, failed });
-          } else if (started < n) sendNode.receive(msg(started++));
-        };
-        const onOut = (): void => {
-          ok++;
-          answered();
-        };
-        const onCaught = (): void => {
-          failed++;
-          answered();
-        };
-        out.on('input', onOut);
-        caught.on('input', onCaught);
-        while (started < Math.min(window, n)) sendNode.receive(msg(started++));
-      });
+      runWindowed(rt, { send: 'send', out: 'out', caught: 'caught' }, n, window, msg);
     const outcome: Record<string, { sent: number; failed: number }> = {};
     const run = (name: string, window: number) => async (): Promise<void> => {
       outcome[name] = await flowRun(MESSAGES, window);

@@ -20,3 +20,5 @@ export const legacy = from<typeof import('../src/soap/legacy')>('soap/legacy');
 export const escape = from<typeof import('../src/soap/escape')>('soap/escape');
 export const values = from<typeof import('../src/soap/values')>('soap/values');
 export const emulator = from<typeof import('../src/emulator')>('emulator');
+export const reliability = from<typeof import('../src/reliability')>('reliability');
+export const atomicFile = from<typeof import('../src/reliability/atomic-file')>('reliability/atomic-file');

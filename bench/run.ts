@@ -10,7 +10,17 @@ import { join } from 'node:path';
 import { ROOT } from './lib';
 import { renderMarkdown, type Results } from './report';
 
-const ALL = ['envelope', 'decode', 'client', 'nodered', 'emulator', 'polling', 'footprint', 'invoke'];
+const ALL = [
+  'envelope',
+  'decode',
+  'client',
+  'nodered',
+  'emulator',
+  'polling',
+  'footprint',
+  'invoke',
+  'outbox',
+];
 const only = process.env.BENCH_ONLY?.split(',');
 
 function version(pkg: string): string {
