@@ -134,13 +134,23 @@ export class JournalStore implements OutboxStore {
     effect();
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ line: line + '\n', addId, resolve, reject });
-      if (!this.writing && !this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.scheduled = false;
-          this.writing = this.drain().finally(() => (this.writing = undefined));
-        });
-      }
+      this.kick();
+    });
+  }
+
+  /**
+   * Starts the writer unless it runs or is about to. A record queued by the continuation of a flushed one
+   * arrives after drain() saw an empty queue but before `writing` is cleared: the writer looks once more.
+   */
+  private kick(): void {
+    if (this.writing || this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.writing = this.drain().finally(() => {
+        this.writing = undefined;
+        if (this.queue.length > 0) this.kick();
+      });
     });
   }
 

@@ -524,6 +524,22 @@ describe('reliability: outbox journal', function () {
     await box.close();
   });
 
+  it('a record given the moment the previous one is flushed is written too (no write left waiting)', async () => {
+    // The next record comes from the continuation of the last one's flush: it is queued while the writer is
+    // finishing. It must start a write of its own rather than wait for one that never comes.
+    const file = join(dir, 'chain.jsonl');
+    const store = new JournalStore({ file });
+    await store.load();
+    const chain = (async () => {
+      for (let i = 0; i < 20; i++) await store.add(entry(i));
+      return 'written';
+    })();
+    const stalled = new Promise((r) => setTimeout(() => r('stalled'), 5000).unref());
+    assert.equal(await Promise.race([chain, stalled]), 'written');
+    await store.close();
+    assert.equal(readJournal(await readFile(file, 'utf8')).entries.length, 20);
+  });
+
   it('compaction keeps the file in proportion to what it holds', async () => {
     const file = join(dir, 'c.jsonl');
     const store = new JournalStore({ file, compactAfter: 100 });
