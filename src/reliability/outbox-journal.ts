@@ -1,7 +1,8 @@
 /**
  * The outbox's file store: an append-only journal, one JSON line per change, flushed with group commit (every
  * record given while a write and its fdatasync are under way goes into the next write: a burst of 1,000 adds
- * costs a few flushes, not 1,000). Now and then it is compacted: the entries it holds are written as one
+ * costs a few flushes, not 1,000; the remove of a sent message is written at once but flushed with the next
+ * record that needs a flush: one flush per message under a steady load, not two). Now and then it is compacted: the entries it holds are written as one
  * snapshot line to a temp file, which is fsync'd and renamed over the journal.
  *
  *   {"version":2,"entries":[...]}       first line: a snapshot (a version 1 outbox file is exactly such a line)
@@ -28,6 +29,8 @@ interface Pending {
   line: string;
   /** An add: undone in memory when its write fails (the message was not accepted). */
   addId: string | undefined;
+  /** Resolved only once flushed; false: once written (the remove of a sent message, see OutboxStore). */
+  flush: boolean;
   resolve(): void;
   reject(e: unknown): void;
 }
@@ -55,6 +58,8 @@ export class JournalStore implements OutboxStore {
   private writing: Promise<void> | undefined;
   private scheduled = false;
   private sinceSnapshot = 0;
+  /** Records written but not flushed yet (removes of sent messages). */
+  private unflushed = false;
   /** A write failed part-way: the next batch rewrites the file instead of appending to a torn line. */
   private broken = false;
   private loaded = false;
@@ -89,14 +94,20 @@ export class JournalStore implements OutboxStore {
     });
   }
 
-  remove(id: string): Promise<void> {
-    return this.enqueue(JSON.stringify({ remove: id }), undefined, () => this.held.delete(id));
+  remove(id: string, options: { sent?: boolean } = {}): Promise<void> {
+    const line = JSON.stringify({ remove: id });
+    return this.enqueue(line, undefined, () => this.held.delete(id), options.sent !== true);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     while (this.writing || this.scheduled) await (this.writing ?? new Promise((r) => setImmediate(r)));
+    if (this.unflushed && this.fh) {
+      await this.fh.datasync();
+      this.stats.syncs++;
+      this.unflushed = false;
+    }
     await this.fh?.close();
     this.fh = undefined;
   }
@@ -121,10 +132,10 @@ export class JournalStore implements OutboxStore {
 
   /**
    * Queues a record (its effect on `held` is applied at once, so a compaction includes it) and resolves once
-   * it is flushed. The writer starts on the next turn of the event loop, so a burst given in one turn is one
+   * it is flushed (`flush`) or written. The writer starts on the next turn of the event loop, so a burst given in one turn is one
    * write; records given while a flush is under way go into the next.
    */
-  private enqueue(line: string, addId: string | undefined, effect: () => void): Promise<void> {
+  private enqueue(line: string, addId: string | undefined, effect: () => void, flush = true): Promise<void> {
     if (this.closed || !this.loaded)
       return Promise.reject(
         new GatewayError('CONFIG', `the outbox journal is ${this.closed ? 'closed' : 'not open'}`, {
@@ -133,7 +144,7 @@ export class JournalStore implements OutboxStore {
       );
     effect();
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ line: line + '\n', addId, resolve, reject });
+      this.queue.push({ line: line + '\n', addId, flush, resolve, reject });
       this.kick();
     });
   }
@@ -188,8 +199,13 @@ export class JournalStore implements OutboxStore {
     const fh = this.fh;
     if (!fh) throw new Error('the journal is not open');
     await fh.write(text);
-    await fh.datasync();
-    this.stats.syncs++;
+    // Only removes of sent messages: written now, flushed with the next record that needs it (or at close).
+    if (!batch.some((p) => p.flush)) this.unflushed = true;
+    else {
+      await fh.datasync();
+      this.stats.syncs++;
+      this.unflushed = false;
+    }
     this.stats.bytes += Buffer.byteLength(text);
     this.sinceSnapshot += batch.length;
   }
@@ -206,6 +222,7 @@ export class JournalStore implements OutboxStore {
     this.stats.compactions++;
     this.sinceSnapshot = 0;
     this.broken = false;
+    this.unflushed = false;
   }
 }
 

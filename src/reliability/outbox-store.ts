@@ -61,8 +61,14 @@ export interface OutboxStore {
   add(entry: Readonly<OutboxEntry>): Promise<void>;
   /** New bookkeeping of an entry (attempts, maybeSent, inFlight, lastError). Resolves once durable. */
   update(entry: Readonly<OutboxEntry>): Promise<void>;
-  /** The entry is settled (sent, found by its reference, refused for good, or removed by the user). */
-  remove(id: string): Promise<void>;
+  /**
+   * The entry is settled (sent, found by its reference, refused for good, or removed by the user). With
+   * `sent` (its job is at the gateway) a store may resolve once the record is written and flush it with a
+   * later one: should a machine crash lose it, the entry was stored in flight, so it is looked up after the
+   * restart, found, and its result emitted again; it is never sent again. A remove without `sent` is
+   * durable when it resolves (a refused message must not come back).
+   */
+  remove(id: string, options?: { sent?: boolean }): Promise<void>;
   /** Resolves once everything given so far is durable; later calls reject. */
   close(): Promise<void>;
 }

@@ -528,7 +528,9 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       if (w) w.reject(err);
       else this.emit('failed', { ...e }, err);
     }
-    this.store.remove(e.id).catch((w: unknown) => this.warnings.push(`outbox: ${messageOf(w)}`));
+    this.store
+      .remove(e.id, { sent: err === undefined })
+      .catch((w: unknown) => this.warnings.push(`outbox: ${messageOf(w)}`));
   }
 
   private markKept(live: Live, why: string): void {

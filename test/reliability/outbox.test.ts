@@ -242,6 +242,18 @@ describe('reliability: write-ahead outbox', function () {
     assert.ok(syncs <= 30, `${syncs} flushes for 1,000 messages (an add and a remove each)`);
   });
 
+  it('one flush per message sent alone: the remove of a sent message rides on the next flush', async () => {
+    const box = await openBox(async () => ({ Status: 'Ok', JobId: 1 }));
+    const before = box.stats.store.syncs;
+    for (let i = 0; i < 20; i++) await box.submit('send', 'SendSMS', sms(i));
+    await box.idle();
+    await eventually(async () => (await held(file)).length === 0);
+    // 20 adds, each flushed before its attempt; the 20 removes are written and flushed with the next add.
+    assert.equal(box.stats.store.syncs - before, 20);
+    await box.close();
+    assert.deepEqual(readJournal(await readFile(file, 'utf8')).entries, []);
+  });
+
   it('a refused connection or a DNS failure keeps the message at once: one attempt, no retries', async () => {
     await down();
     const box = await openBox();
