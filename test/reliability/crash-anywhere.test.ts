@@ -5,7 +5,8 @@
  * each round. Counted at the emulator by caption (0 lost, 0 sent twice) and at the flow side by a ledger the
  * flow writes: every msg the send node acknowledged (Complete node) comes out of it (output or Catch), also
  * across the kills. Seeded (SMSGW_CRASH_SEED, printed). `npm test`: 2 rounds of 200; `npm run
- * test:reliability`: 10 rounds of 1,000, with figures. Needs dist/ (npm run build).
+ * test:reliability`: 10 rounds of 1,000, with figures; SMSGW_CRASH_ROUNDS and SMSGW_CRASH_BURST set others.
+ * Needs dist/ (npm run build).
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -19,8 +20,8 @@ import { ROOT } from '../../scripts/lib/package';
 import { freePort } from '../../scripts/lib/proc';
 import { FULL, PASSWORD, injectRandomFaults, report, seeded } from './helpers';
 
-const ROUNDS = FULL ? 10 : 2;
-const BURST = FULL ? 1000 : 200;
+const ROUNDS = Number(process.env.SMSGW_CRASH_ROUNDS) || (FULL ? 10 : 2);
+const BURST = Number(process.env.SMSGW_CRASH_BURST) || (FULL ? 1000 : 200);
 /** A kill comes this long after the burst was handed over, at most (uniform). */
 const KILL_WITHIN_MS = FULL ? 4000 : 2500;
 const SEED = Number(process.env.SMSGW_CRASH_SEED) || Date.now() % 1_000_000;
