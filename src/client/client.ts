@@ -57,7 +57,8 @@ const SERVICES: readonly ServiceName[] = ['information', 'send', 'customer', 'le
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 /**
  * Whether typed sends carry a reference in their Caption unless the `reference` option says otherwise. On:
- * flows that query by caption use the caption as sent, or their own caption as a "starts with" filter.
+ * flows that query by caption use the caption as sent (whether the gateway matches captions whole or by
+ * prefix is not shown, so nothing may rely on a prefix match).
  */
 const REFERENCE_BY_DEFAULT = true;
 

@@ -23,6 +23,7 @@ Options:
   --allow-host NAME     also accept this Host name for the console and control API (repeatable)
   --max-connections N   connections served at once (default 256)
   --max-jobs N          jobs kept per account; older finished ones are forgotten (default 10000)
+  --caption-match MODE  how caption queries match: exact (default) or prefix (starts with)
   --help                this text
 
 Prints "listening on http://HOST:PORT" once it accepts connections. SIGINT/SIGTERM stop it cleanly.
@@ -71,6 +72,11 @@ const VALUE_FLAGS: Record<string, (o: EmulatorOptions, v: string) => void> = {
     if (!Number.isInteger(n) || n < 1)
       throw new CliUsageError(`--max-jobs must be a whole number >= 1, not ${v}`);
     o.maxJobs = n;
+  },
+  '--caption-match': (o, v) => {
+    if (v !== 'exact' && v !== 'prefix')
+      throw new CliUsageError(`--caption-match must be exact or prefix, not ${v}`);
+    o.captionMatch = v;
   },
   '--allow-host': (o, v) => (o.allowedHosts = [...(o.allowedHosts ?? []), v.toLowerCase()]),
 };

@@ -66,6 +66,12 @@ export interface EmulatorControl {
   setIpAllowList(user: string, addresses: string[] | null): void;
   /** Makes a number fail (or succeed again) in the delivery reports of jobs sent to it from now on. */
   setSubscriberState(number: string, state: SubscriberState): void;
+  /**
+   * How the ...ByJobCaption queries match a caption from now on: 'exact' (the default) or 'prefix' (every caption
+   * that starts with the filter). The real service's rule is not shown; the package must work with both.
+   */
+  setCaptionMatch(mode: 'exact' | 'prefix'): void;
+  getCaptionMatch(): 'exact' | 'prefix';
   /** Plain JSON of the whole state (accounts without passwords, jobs, reports, inbound, HLR results). */
   snapshot(): unknown;
 }

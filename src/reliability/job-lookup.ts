@@ -63,38 +63,63 @@ export function recoveredValue(op: OperationDef, jobs: Array<{ id: number; queue
   return op.result.type.kind === 'list' ? jobs.map(one) : one(jobs[0] ?? { id: 0, queued: false });
 }
 
-/** Tolerant of cleaning only: ';' and line breaks replaced, spaces trimmed, letters re-cased. */
-const cleanedCaption = (s: string): string =>
-  s
+/**
+ * Tolerant of cleaning only: ';', line breaks (and the older service's record separator) replaced, spaces
+ * trimmed, letters re-cased. Never of a longer or shorter caption.
+ */
+function cleanedCaption(s: string, separator: string | undefined): string {
+  const text = separator && separator.trim() !== '' ? s.split(separator).join(' ') : s;
+  return text
     .replace(/[;\r\n]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim()
     .toLowerCase();
+}
 
-/** True when the gateway's caption is the caption as sent (exactly, or as a gateway cleans it). */
-export function sameCaption(reported: unknown, sent: string, reference: string): boolean {
+/**
+ * True when the gateway's caption is the caption as sent (exactly, or as a gateway cleans it). Whatever the
+ * gateway's Caption filter matches (the whole caption, or every caption that starts with it), only the job
+ * whose caption is ours counts.
+ */
+export function sameCaption(reported: unknown, sent: string, reference: string, separator?: string): boolean {
   if (typeof reported !== 'string') return false;
   if (reported === sent) return true;
-  return captionHasReference(reported, reference) && cleanedCaption(reported) === cleanedCaption(sent);
+  return (
+    captionHasReference(reported, reference) &&
+    cleanedCaption(reported, separator) === cleanedCaption(sent, separator)
+  );
 }
 
 /** Finds the job(s) of a send by its reference; undefined when there is none; rejects when it cannot tell. */
 export async function lookupJob(call: RawCall, t: LookupTarget): Promise<unknown> {
   if (t.op.service === 'legacy') return lookupLegacy(call, t);
   if (t.op.result.type.kind === 'list') return lookupByQueryJobs(call, t);
+  // The exact caption as sent: a gateway that matches whole captions finds it, one that matches prefixes too.
   const raw = record(await call('information', 'QueryJobInfoByJobCaption', { Caption: t.caption }));
   if (raw.StatusCode !== 'Ok') throw loginRefused('QueryJobInfoByJobCaption', raw.StatusCode);
   const value = record(raw.Value);
   const job = record(value.Job);
-  // The gateway's Caption filter may match more than one caption ("starts with"): only the full caption counts.
-  if (value.Status !== 'Ok' || !sameCaption(job.Caption, t.caption, t.reference)) return undefined;
+  if (value.Status !== 'Ok') return undefined;
   const id = Number(job.Id);
-  if (!Number.isInteger(id) || id <= 0) return undefined;
-  return recoveredValue(t.op, [{ id, queued: queuedStatus(job.Status) }]);
+  if (sameCaption(job.Caption, t.caption, t.reference) && Number.isInteger(id) && id > 0)
+    return recoveredValue(t.op, [{ id, queued: queuedStatus(job.Status) }]);
+  // It answered with another job (its filter matched more than our caption: the newest job starting with it,
+  // say): ours may still exist behind it, so "not found" would risk a second send. Ask QueryJobs instead.
+  const jobs = await jobsWithCaption(call, t);
+  return jobs.length ? recoveredValue(t.op, jobs.slice(0, 1)) : undefined;
 }
 
 /** SendMobileOrFixlineSMS may create two jobs with the same caption: QueryJobs finds all of them. */
 async function lookupByQueryJobs(call: RawCall, t: LookupTarget): Promise<unknown> {
+  const jobs = await jobsWithCaption(call, t);
+  return jobs.length ? recoveredValue(t.op, jobs) : undefined;
+}
+
+/** The jobs created around the first attempt whose caption is the caption as sent, oldest first. */
+async function jobsWithCaption(
+  call: RawCall,
+  t: LookupTarget,
+): Promise<Array<{ id: number; queued: boolean }>> {
   const raw = record(
     await call('information', 'QueryJobs', {
       StartDate: new Date(t.since - DAY_MS),
@@ -103,12 +128,11 @@ async function lookupByQueryJobs(call: RawCall, t: LookupTarget): Promise<unknow
   );
   if (raw.StatusCode !== 'Ok') throw loginRefused('QueryJobs', raw.StatusCode);
   const list = Array.isArray(raw.Value) ? raw.Value.map(record) : [];
-  const jobs = list
-    .filter((j) => captionHasReference(j.Caption, t.reference))
+  return list
+    .filter((j) => sameCaption(j.Caption, t.caption, t.reference))
     .map((j) => ({ id: Number(j.Id), queued: queuedStatus(j.Status) }))
     .filter((j) => Number.isInteger(j.id) && j.id > 0)
     .sort((a, b) => a.id - b.id);
-  return jobs.length ? recoveredValue(t.op, jobs) : undefined;
 }
 
 async function lookupLegacy(call: RawCall, t: LookupTarget): Promise<unknown> {
@@ -126,7 +150,8 @@ async function lookupLegacy(call: RawCall, t: LookupTarget): Promise<unknown> {
     throw new GatewayError('REJECTED', `refused: ${text}`, { operation: 'GetJobs1', status: text });
   }
   const records = Array.isArray(raw.records) ? raw.records.map(record) : [];
-  const hit = records.find((r) => captionHasReference(r.caption, t.reference));
+  const separator = t.legacySeparator ?? '\n';
+  const hit = records.find((r) => sameCaption(r.caption, t.caption, t.reference, separator));
   const id = Number(hit?.jobId);
   return hit && Number.isInteger(id) && id > 0 ? recoveredValue(t.op, [{ id, queued: false }]) : undefined;
 }

@@ -52,13 +52,21 @@ describe('GatewayClient against the emulator', function () {
       const caption = `cap-${transport}`;
       before(async () => {
         client = new GatewayClient({ baseUrl: emu.url, user: USER, password: PASSWORD, transport });
-        // A job with this caption first, so that the caption queries find something.
-        await client.send.sendSms(
+        // A job with this caption first (as given: no reference), so that the caption queries find something.
+        const seeder = new GatewayClient({
+          baseUrl: emu.url,
+          user: USER,
+          password: PASSWORD,
+          transport,
+          reference: false,
+        });
+        await seeder.send.sendSms(
           sampleParams(
             OPERATIONS.find((o) => o.name === 'SendSMS')!,
             caption,
           ) as never,
         );
+        await seeder.close();
         customerId = (await client.customer.getCustomerList())[0]?.Id ?? 0;
       });
       after(() => client.close());

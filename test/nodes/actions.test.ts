@@ -263,8 +263,11 @@ describe('nodes: action nodes other than send-sms', () => {
       wires: [['out']],
     });
 
-    it('QueryJobInfoByJobCaption with the caption from a msg row', async () => {
+    it('QueryJobInfoByJobCaption with the caption (as sent) from a msg row', async () => {
       const seed = await loadAndSend(env, 'jobinfo-caption');
+      // The caption as sent carries the reference (msg.payload.caption of the send): that is what finds the job.
+      const asSent = env.emu.state.jobs().find((j) => j.id === seed)!.caption;
+      assert.match(asSent, /^jobinfo-caption #/);
       await helper.unload();
       await loadFlow(
         flowWith(env.emu.url, [
@@ -272,7 +275,7 @@ describe('nodes: action nodes other than send-sms', () => {
         ]),
       );
       const out = nextMessage('out');
-      send('n1', { topic: 'jobinfo-caption' });
+      send('n1', { topic: asSent });
       const p = (await out).payload as { Status: string; Job: { Id: number } };
       assert.equal(p.Status, 'Ok');
       assert.equal(p.Job.Id, seed);

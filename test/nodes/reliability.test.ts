@@ -48,7 +48,7 @@ describe('nodes: delivery guarantees (reference, flow control, auth state, valid
   after(() => stopEnv(env));
   afterEach(() => helper.unload());
 
-  it('reference "prefix" puts it first; "off" sends the caption as given; a query by the own caption finds the job', async () => {
+  it('reference "prefix" puts it first; "off" sends the caption as given; a query by the caption as sent finds the job (exact and prefix gateways)', async () => {
     await loadFlow(
       flowWith(env.emu.url, [sms('n1'), queryByCaption('prefixed-own')], {
         reference: 'prefix',
@@ -69,13 +69,22 @@ describe('nodes: delivery guarantees (reference, flow control, auth state, valid
     assert.equal(q.reference, undefined);
     await helper.unload();
 
-    // Default (suffix): the flow's own caption still finds the job ("starts with" filter).
-    await loadFlow(flowWith(env.emu.url, [sms('n1', { wires: [['q']] }), queryByCaption('suffixed-own-2')]));
-    const found = nextMessage('out2');
-    send('n1', { payload: 'hello', topic: 'suffixed-own-2' });
-    const info = (await found).payload as { Status: string; Job: { Caption: string } };
-    assert.equal(info.Status, 'Ok');
-    assert.match(info.Job.Caption, /^suffixed-own-2 #[a-z2-9]{10}$/);
+    // Default (suffix): the caption as sent (msg.payload.caption) finds the job, however the gateway matches.
+    const asSent: FlowNode = {
+      ...queryByCaption(''),
+      params: { Caption: { value: 'payload.caption', type: 'msg' } },
+    };
+    for (const mode of ['exact', 'prefix'] as const) {
+      env.emu.control.setCaptionMatch(mode);
+      await loadFlow(flowWith(env.emu.url, [sms('n1', { wires: [['q']] }), asSent]));
+      const found = nextMessage('out2');
+      send('n1', { payload: 'hello', topic: 'suffixed-own-2' });
+      const info = (await found).payload as { Status: string; Job: { Caption: string } };
+      assert.equal(info.Status, 'Ok', mode);
+      assert.match(info.Job.Caption, /^suffixed-own-2 #[a-z2-9]{10}$/);
+      await helper.unload();
+    }
+    env.emu.control.setCaptionMatch('exact');
   });
 
   it('a full queue fails at once with QUEUE_FULL at the Catch node; the others are sent; the status shows the queue', async () => {

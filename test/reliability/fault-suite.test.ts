@@ -12,6 +12,7 @@ import {
   quietEmulator,
   report,
   seeded,
+  CAPTION_MATCH,
 } from './helpers';
 import { SlowGateway } from './slow-gateway';
 
@@ -135,6 +136,7 @@ describe(`reliability: ${N} sends, 20% of requests faulted (lost 0, duplicates 0
   it('typed service, and a tenth of the sends committed after the client timed out (no duplicate detection)', async () => {
     // "commits late": the gateway finishes 300 ms after the request arrived, whether the client waited or not.
     const gw = new SlowGateway({
+      captionMatch: CAPTION_MATCH,
       password: PASSWORD,
       balance: 1e9,
       timing: { processingMs: 0, deliveryMs: 0 },

@@ -5,11 +5,18 @@ import {
   type RunningEmulator,
 } from '../../src/emulator';
 import type { ActiveFault, FaultKind } from '../../src/emulator/wire/fault-injection';
+import { captionMatchOf, type CaptionMatch } from '../../src/emulator/state/options';
 
 export const PASSWORD = 'pw-Sec&ret';
 
 /** `npm run test:reliability` runs the full sizes; `npm test` a smaller variant of the same tests. */
 export const FULL = process.env.SMSGW_RELIABILITY_FULL === '1';
+
+/**
+ * How the emulator's caption queries match (exact or prefix): `npm run test:reliability` runs the whole suite
+ * once per mode (SMSGW_CAPTION_MATCH), since nothing may depend on how the real gateway matches captions.
+ */
+export const CAPTION_MATCH: CaptionMatch = captionMatchOf(process.env.SMSGW_CAPTION_MATCH || undefined);
 
 /** Deterministic pseudo-random numbers (mulberry32). */
 export function seeded(seed: number): () => number {
@@ -62,6 +69,7 @@ export function quietEmulator(
     console: false,
     timing: { processingMs: 0, deliveryMs: 0 },
     requestLogSize: 1,
+    captionMatch: CAPTION_MATCH,
     ...extra,
   });
 }

@@ -3,7 +3,7 @@ import { GatewayClient } from '../../src/client';
 import type { GatewayClientOptions } from '../../src/client';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { GatewayError } from '../../src/errors';
-import { PASSWORD, jobsPerMessage } from './helpers';
+import { PASSWORD, jobsPerMessage, CAPTION_MATCH } from './helpers';
 import { SlowGateway } from './slow-gateway';
 
 // The race of a lookup with a gateway that commits late: the request timed out, the gateway is still on it.
@@ -29,6 +29,7 @@ describe('reliability: a gateway that commits after the client gave up', functio
     safe: GatewayClientOptions['safeRetries'],
   ): Promise<void> => {
     gw = new SlowGateway({
+      captionMatch: CAPTION_MATCH,
       password: PASSWORD,
       balance: 1e6,
       timing: { processingMs: 0, deliveryMs: 0 },

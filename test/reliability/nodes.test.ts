@@ -12,7 +12,7 @@ import { GatewayState, startEmulator, type RunningEmulator } from '../../src/emu
 import { readJournal, type OutboxEntry } from '../../src/reliability';
 import { DEMO, flowWith, helper, loadFlow, waitFor } from '../nodes/helpers';
 import { sendSmsNode } from '../nodes/send-sms-node';
-import { FULL, jobsPerMessage, report } from './helpers';
+import { FULL, jobsPerMessage, report, CAPTION_MATCH } from './helpers';
 
 /** Counts msgs arriving at a helper node without keeping them. */
 function counter(id: string, onMsg?: (msg: NodeMessage & Record<string, unknown>) => void): { n: number } {
@@ -56,6 +56,7 @@ describe('reliability: send nodes', function () {
 
   beforeEach(async () => {
     state = new GatewayState({
+      captionMatch: CAPTION_MATCH,
       password: DEMO.password,
       balance: 1e9,
       timing: { processingMs: 0, deliveryMs: 0 },

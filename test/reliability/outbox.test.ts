@@ -18,7 +18,7 @@ import {
   type OutboxSender,
   type OutboxStore,
 } from '../../src/reliability';
-import { PASSWORD, jobsPerMessage, report } from './helpers';
+import { PASSWORD, jobsPerMessage, report, CAPTION_MATCH } from './helpers';
 
 const sms = (i: number): Record<string, unknown> => ({
   Caption: `m${i}`,
@@ -127,6 +127,7 @@ describe('reliability: write-ahead outbox', function () {
     dir = await mkdtemp(join(tmpdir(), 'smsgw-outbox-'));
     file = join(dir, 'outbox.jsonl');
     state = new GatewayState({
+      captionMatch: CAPTION_MATCH,
       password: PASSWORD,
       balance: 1e9,
       timing: { processingMs: 0, deliveryMs: 0 },

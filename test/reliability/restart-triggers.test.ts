@@ -21,7 +21,7 @@ import {
   type Env,
   type FlowNode,
 } from '../nodes/helpers';
-import { FULL, seeded } from './helpers';
+import { CAPTION_MATCH, FULL, seeded } from './helpers';
 
 const INBOUND = FULL ? 1000 : 200;
 const JOBS = FULL ? 300 : 60;
@@ -84,6 +84,7 @@ describe('reliability (4): polling triggers across restarts and redeploys emit e
   let proxyUrl: string;
   before(async () => {
     env = await startEnv();
+    env.emu.control.setCaptionMatch(CAPTION_MATCH);
     proxy = slowAnswerProxy(env.emu.url);
     proxyUrl = await proxy.url;
     env.emu.control.setBalance('demo', 10_000_000);

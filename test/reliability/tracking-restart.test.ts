@@ -16,7 +16,7 @@ import {
   type Env,
   type FlowNode,
 } from '../nodes/helpers';
-import { FULL } from './helpers';
+import { CAPTION_MATCH, FULL } from './helpers';
 
 const JOBS = FULL ? 300 : 60;
 const ROUNDS = FULL ? 10 : 4;
@@ -25,6 +25,7 @@ describe('reliability: delivery tracking across restarts and redeploys (one outc
   let env: Env;
   before(async () => {
     env = await startEnv();
+    env.emu.control.setCaptionMatch(CAPTION_MATCH);
     env.emu.control.setBalance('demo', 10_000_000);
     helper.settings({ userDir: env.userDir, smsgwDeliveryPollInterval: 50 } as Record<string, unknown>);
   });

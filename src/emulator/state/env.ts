@@ -3,13 +3,15 @@ import type { CallContext, ParamValues } from '../contract';
 import type { Duplicates } from './duplicates';
 import type { JobEngine } from './lifecycle';
 import type { AccountState } from './model';
-import type { ResolvedOptions } from './options';
+import type { CaptionMatch, ResolvedOptions } from './options';
 import type { Store } from './store';
 
 export interface OpEnv {
   readonly store: Store;
   readonly engine: JobEngine;
   readonly opts: ResolvedOptions;
+  /** The options' captionMatch, or what the control API set since. */
+  readonly captionMatch: CaptionMatch;
   readonly duplicates: Duplicates;
   readonly now: number;
   readonly ctx: CallContext;

@@ -17,7 +17,13 @@ import { JobEngine, roundCredits } from './lifecycle';
 import type { AccountState } from './model';
 import { normalizeAddress } from './numbers';
 import { HANDLERS, handlerKey, missingHandlers, type OperationHandler } from './operations';
-import { resolveOptions, type GatewayStateOptions, type ResolvedOptions } from './options';
+import {
+  captionMatchOf,
+  resolveOptions,
+  type CaptionMatch,
+  type GatewayStateOptions,
+  type ResolvedOptions,
+} from './options';
 import { StateFile } from './state-file';
 import { Store } from './store';
 
@@ -51,11 +57,13 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
   private readonly duplicates: Duplicates;
   private readonly file: StateFile | undefined;
   private readonly listeners = new Set<() => void>();
+  private captionMatch: CaptionMatch;
 
   constructor(options: GatewayStateOptions = {}) {
     const missing = missingHandlers();
     if (missing.length > 0) throw new Error(`emulator state has no handler for ${missing.join(', ')}`);
     this.opts = resolveOptions(options);
+    this.captionMatch = this.opts.captionMatch;
     this.store = new Store(this.opts.defaultCountryCode, this.opts.maxJobs);
     this.engine = new JobEngine(this.store, this.opts);
     this.duplicates = new Duplicates(this.opts.duplicateWindowMs);
@@ -86,6 +94,7 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
       engine: this.engine,
       opts: this.opts,
       duplicates: this.duplicates,
+      captionMatch: this.captionMatch,
       now,
       ctx,
     };
@@ -157,6 +166,14 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
       throw new RangeError(`subscriber state must be one of ${SUBSCRIBER_STATES.join(', ')}`);
     this.store.setSubscriber(number, state);
     this.changed();
+  }
+
+  setCaptionMatch(mode: CaptionMatch): void {
+    this.captionMatch = captionMatchOf(mode);
+  }
+
+  getCaptionMatch(): CaptionMatch {
+    return this.captionMatch;
   }
 
   /** Plain JSON of everything (times as ISO text), never a password. */

@@ -1,6 +1,7 @@
 /** Typed information operations (/gateway/Information.asmx). Each returns the Value of its envelope. */
 import { dateMs, num, str, type AccountHandler } from './env';
 import type { InboundRecord } from './model';
+import type { CaptionMatch } from './options';
 import { firstIndexAtOrAfter } from './store';
 import { deliveryViews, hlrView, jobView, logView, receivedView, reportView, smsReceivedView } from './views';
 
@@ -15,19 +16,20 @@ export const queryJobs: AccountHandler = (_env, state, p) => {
 };
 
 /**
- * The Caption of the two ...ByJobCaption queries is a "string filter" (spec): it matches every caption that
- * starts with it, so a flow's own caption finds jobs sent with a unique reference appended
- * (docs/assumptions.md).
+ * The Caption of the two ...ByJobCaption queries is a "string filter" (spec) that matches the whole caption or,
+ * in the emulator's prefix mode, every caption that starts with it: the real service's rule is not shown, and
+ * nothing in the package may depend on either (docs/assumptions.md).
  */
-export const captionMatches = (caption: string, filter: string): boolean => caption.startsWith(filter);
+export const captionMatches = (caption: string, filter: string, mode: CaptionMatch): boolean =>
+  mode === 'prefix' ? caption.startsWith(filter) : caption === filter;
 
-/** The newest job whose caption starts with the filter, created since StartDate (default: 7 days back). */
+/** The newest job whose caption matches the filter, created since StartDate (default: 7 days back). */
 export const queryJobInfoByJobCaption: AccountHandler = (env, state, p) => {
   const caption = str(p, 'Caption') ?? '';
   const since = dateMs(p, 'StartDate') ?? env.now - 7 * DAY_MS;
   for (let i = state.jobs.length - 1; i >= 0; i--) {
     const job = state.jobs[i]!;
-    if (!captionMatches(job.caption, caption) || job.createdAt < since) continue;
+    if (!captionMatches(job.caption, caption, env.captionMatch) || job.createdAt < since) continue;
     return {
       Job: jobView(job),
       Report: job.reports.map(reportView),
@@ -75,14 +77,15 @@ export const queryReceivedDlr: AccountHandler = (_env, state, p) => {
   return state.reports.slice(start, start + limit).map(reportView);
 };
 
-/** Received messages since StartDate that reply to jobs whose caption starts with the filter (empty: all). */
+/** Received messages since StartDate that reply to jobs whose caption matches the filter (empty: all). */
 export const queryReceivedSmsByJobCaption: AccountHandler = (env, state, p) => {
   const caption = str(p, 'Caption') ?? '';
   const since = dateMs(p, 'StartDate') ?? -Infinity;
   const matches = (m: InboundRecord): boolean =>
     m.at >= since &&
     (caption === '' ||
-      (m.jobId !== 0 && captionMatches(env.store.jobs.get(m.jobId)?.caption ?? '', caption)));
+      (m.jobId !== 0 &&
+        captionMatches(env.store.jobs.get(m.jobId)?.caption ?? '', caption, env.captionMatch)));
   return state.inbound
     .filter(matches)
     .sort((a, b) => a.at - b.at || a.id - b.id)

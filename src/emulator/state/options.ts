@@ -58,6 +58,22 @@ export interface GatewayStateOptions {
    * with their reports, log entries and HLR results, in batches, so a long-running sandbox stays bounded.
    */
   maxJobs?: number;
+  /**
+   * How the Caption of QueryJobInfoByJobCaption / QueryReceivedSMSByJobCaption matches a job's caption: 'exact'
+   * (default) or 'prefix' (every caption that starts with it). The spec only calls it a "string filter"; the
+   * package must work with either, so tests run against both. Changeable at run time (setCaptionMatch).
+   */
+  captionMatch?: CaptionMatch;
+}
+
+export type CaptionMatch = 'exact' | 'prefix';
+export const CAPTION_MATCHES: readonly CaptionMatch[] = ['exact', 'prefix'];
+
+export function captionMatchOf(mode: unknown): CaptionMatch {
+  if (mode === undefined) return 'exact';
+  if (!CAPTION_MATCHES.includes(mode as CaptionMatch))
+    throw new RangeError(`caption match must be one of ${CAPTION_MATCHES.join(', ')}, not ${String(mode)}`);
+  return mode as CaptionMatch;
 }
 
 export const DEFAULT_PRICES: Readonly<Record<string, number>> = {
@@ -94,6 +110,7 @@ export interface ResolvedOptions {
   readonly hlrNetworkCode: string;
   readonly autoReply: string | undefined;
   readonly maxJobs: number;
+  readonly captionMatch: CaptionMatch;
 }
 
 export const DEFAULT_MOBILE_PREFIXES = [
@@ -134,6 +151,7 @@ export function resolveOptions(o: GatewayStateOptions = {}): ResolvedOptions {
     hlrNetworkCode: o.hlrNetworkCode ?? '26201',
     autoReply: o.autoReply,
     maxJobs: maxJobsOf(o.maxJobs),
+    captionMatch: captionMatchOf(o.captionMatch),
   };
 }
 

@@ -125,6 +125,14 @@ export function handleControl(ctx: ControlContext, method: string, path: string,
         control.setSubscriberState(str(o, 'number') as string, state);
         return { status: 200, body: { ok: true } };
       }
+      case 'GET /_emulator/caption-match':
+        return { status: 200, body: { mode: control.getCaptionMatch() } };
+      case 'POST /_emulator/caption-match': {
+        const mode = obj(body).mode;
+        if (mode !== 'exact' && mode !== 'prefix') throw new BadRequest('"mode" must be "exact" or "prefix"');
+        control.setCaptionMatch(mode);
+        return { status: 200, body: { mode } };
+      }
       case 'GET /_emulator/faults':
       case 'POST /_emulator/faults':
       case 'DELETE /_emulator/faults':

@@ -57,6 +57,11 @@ describe('emulator wire: control API', () => {
     await call('POST', '/_emulator/iplock', { user: 'demo', addresses: ['10.0.0.1'] });
     await call('POST', '/_emulator/iplock', { user: 'demo', addresses: null });
     await call('POST', '/_emulator/subscriber', { number: '+491701', state: 'unreachable' });
+    assert.deepEqual((await call('GET', '/_emulator/caption-match')).json, { mode: 'exact' });
+    assert.deepEqual((await call('POST', '/_emulator/caption-match', { mode: 'prefix' })).json, {
+      mode: 'prefix',
+    });
+    assert.deepEqual((await call('GET', '/_emulator/caption-match')).json, { mode: 'prefix' });
     assert.deepEqual(backend.controlCalls, [
       ['injectInbound', { from: '+491701', text: 'hi', jobId: 3, date: new Date('2026-11-22T10:00:00Z') }],
       ['injectInbound', { from: '+491702', text: 'status', report: true }],
@@ -67,6 +72,7 @@ describe('emulator wire: control API', () => {
       ['setIpAllowList', 'demo', ['10.0.0.1']],
       ['setIpAllowList', 'demo', null],
       ['setSubscriberState', '+491701', 'unreachable'],
+      ['setCaptionMatch', 'prefix'],
     ]);
   });
 
@@ -78,6 +84,7 @@ describe('emulator wire: control API', () => {
       ['/_emulator/subscriber', { number: '1', state: 'gone' }],
       ['/_emulator/inbound', { text: 'no sender' }],
       ['/_emulator/inbound', { from: '+491701', text: 'x', report: 1 }],
+      ['/_emulator/caption-match', { mode: 'substring' }],
     ] as const) {
       const r = await call('POST', p, body);
       assert.equal(r.status, 400, p);

@@ -79,6 +79,14 @@ export class FakeBackend implements GatewayBackend, EmulatorControl {
   setSubscriberState(number: string, state: SubscriberState): void {
     this.controlCalls.push(['setSubscriberState', number, state]);
   }
+  captionMatch: 'exact' | 'prefix' = 'exact';
+  setCaptionMatch(mode: 'exact' | 'prefix'): void {
+    this.controlCalls.push(['setCaptionMatch', mode]);
+    this.captionMatch = mode;
+  }
+  getCaptionMatch(): 'exact' | 'prefix' {
+    return this.captionMatch;
+  }
   snapshot(): unknown {
     return { accounts: [{ user: this.user, balance: this.balance }], calls: this.calls.length };
   }
