@@ -5,6 +5,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { attachConfig, requireConfig } from './config/config';
 import { setupPolling, type PollDef } from './polling/poll-node';
+import { claimQueue } from './polling/one-reader';
 import { toInt } from './common/props';
 import { SeenIds } from './polling/state-file';
 import { unusable, type Unusable } from './polling/odd-records';
@@ -23,6 +24,7 @@ export default (RED: NodeAPI): void => {
 
   function start(node: Node, def: HlrResultsDef): void {
     const config = attachConfig(RED, node, def.gateway);
+    claimQueue(RED, node, def.gateway, 'hlr');
     const limit = toInt(def.limit, 'limit') ?? 0;
 
     setupPolling<{ seen: string[] }>(

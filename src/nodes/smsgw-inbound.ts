@@ -8,6 +8,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { attachConfig, requireConfig } from './config/config';
 import { setupPolling, type PollDef } from './polling/poll-node';
+import { claimQueue } from './polling/one-reader';
 import { SeenIds } from './polling/state-file';
 
 interface InboundDef extends NodeDef, PollDef {
@@ -68,6 +69,7 @@ export default (RED: NodeAPI): void => {
 
   function start(node: Node, def: InboundDef): void {
     const config = attachConfig(RED, node, def.gateway);
+    claimQueue(RED, node, def.gateway, 'inbound');
     const dropping = reportDropping(def);
     let warnedDrop = false;
 
