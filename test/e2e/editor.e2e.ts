@@ -521,6 +521,63 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await page.waitForSelector('#node-dialog-cancel', { state: 'hidden' });
   });
 
+  it('warns in the dialog when a second inbound SMS trigger would share a gateway with another', async function () {
+    const existing = examplesForDeploy(stack.emulator.url).find((n) => n.type === 'smsgw-inbound');
+    assert.ok(existing, 'an example has an inbound SMS trigger');
+    await page.click('#red-ui-tab-' + TAB + ' a');
+    const id = await addNode(page, 'smsgw-inbound', 400, 300);
+    await openEditDialog(page, id);
+    const tip = page.locator('.smsgw-shared-queue');
+    await page.waitForSelector('#node-input-gateway option', { state: 'attached' });
+    await page.selectOption('#node-input-gateway', String(existing.gateway));
+    await tip.waitFor({ state: 'visible', timeout: 10000 });
+    const shown = (await tip.innerText()).trim();
+    assert.ok(
+      shown.startsWith(
+        `Another inbound SMS trigger uses this gateway configuration (${String(existing.name || existing.id)})`,
+      ),
+      shown,
+    );
+    // another gateway: no warning
+    const other = await page.evaluate(
+      ([type, gw]) => {
+        type Each = (cb: (n: { id: string; type: string }) => void) => void;
+        const RED = (window as unknown as { RED: { nodes: { eachConfig: Each } } }).RED;
+        let found = '';
+        RED.nodes.eachConfig((n) => {
+          if (n.type === type && n.id !== gw && !found) found = n.id;
+        });
+        return found;
+      },
+      [CONFIG_TYPE, String(existing.gateway)],
+    );
+    if (other) {
+      await page.selectOption('#node-input-gateway', other);
+      await tip.waitFor({ state: 'hidden', timeout: 10000 });
+    }
+    await page.click('#node-dialog-cancel');
+    await page.waitForSelector('#node-dialog-cancel', { state: 'detached' });
+  });
+
+  it('the delivery reports palette label fits one line; its dialog dialog edits Final states only when they are used', async function () {
+    // "delivery reports" took two lines in the palette; its palette label now takes one, as inject's does
+    const height = (type: string) =>
+      page
+        .locator(`.red-ui-palette-node[data-palette-type="${type}"]`)
+        .evaluate((e) => e.getBoundingClientRect().height);
+    assert.equal(await height('smsgw-dlr'), await height('inject'));
+
+    await page.click('#red-ui-tab-' + TAB + ' a');
+    const id = await addNode(page, 'smsgw-dlr', 400, 380);
+    await openEditDialog(page, id);
+    assert.equal(await page.isChecked('#node-input-finalOnly'), false);
+    assert.equal(await page.isDisabled('#node-input-finalStates'), true);
+    await page.check('#node-input-finalOnly');
+    assert.equal(await page.isDisabled('#node-input-finalStates'), false);
+    await page.click('#node-dialog-cancel');
+    await page.waitForSelector('#node-dialog-cancel', { state: 'detached' });
+  });
+
   it('sent nothing off this machine and raised no page errors', function () {
     // the editor asks the Flow Library catalogue for the palette manager; that is Node-RED's, not ours
     const unexpected = browser.blocked.filter((u) => !u.startsWith('https://catalogue.nodered.org/'));
