@@ -559,7 +559,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await page.waitForSelector('#node-dialog-cancel', { state: 'detached' });
   });
 
-  it('the delivery reports palette label fits one line; its dialog dialog edits Final states only when they are used', async function () {
+  it('the delivery reports palette label fits one line; its dialog edits Final states only when they are used', async function () {
     // "delivery reports" took two lines in the palette; its palette label now takes one, as inject's does
     const height = (type: string) =>
       page
