@@ -274,7 +274,10 @@ window.smsgwEditor = window.smsgwEditor || (function () {
     }
 
     // Triggers reading a queue the service hands out once (issue 14 §5): two on one gateway split it.
-    var QUEUES = { 'smsgw-inbound': 'inbound', 'smsgw-hlr-results': 'hlr' };
+    var QUEUES = {
+        'smsgw-inbound': SHARED + 'warn.sharedQueue.inbound',
+        'smsgw-hlr-results': SHARED + 'warn.sharedQueue.hlr'
+    };
 
     /** Under the gateway field: a warning while another trigger of the same queue uses the selected gateway. */
     function sharedQueueWarning(node) {
@@ -294,7 +297,7 @@ window.smsgwEditor = window.smsgwEditor || (function () {
             tip.empty().toggle(others.length > 0);
             if (others.length > 0) {
                 tip.append('<i class="fa fa-exclamation-triangle"></i> ')
-                    .append(document.createTextNode(RED._(SHARED + 'warn.sharedQueue.' + queue, { others: others.join(', ') })));
+                    .append(document.createTextNode(RED._(queue, { others: others.join(', ') })));
             }
         }
         select.on('change', check);
