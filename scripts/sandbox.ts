@@ -5,7 +5,9 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CONFIG_TYPE, examplesForDeploy, listExamples, type FlowNode } from './lib/flows';
+import { createInterface } from 'node:readline';
+import { CONFIG_TYPE, examplesForDeploy, listExamples, repointMqttBrokers, type FlowNode } from './lib/flows';
+import { SANDBOX_MQTT, sandboxMqttPort, startMqttBroker, type RunningBroker } from './lib/mqtt-broker';
 import { deployFlows, getNodeSets, startNodeRed } from './lib/nodered';
 import { assertPortFree } from './lib/proc';
 import { freshUserDir, startSandboxEmulator } from './lib/sandbox-state';
@@ -27,14 +29,16 @@ async function main(): Promise<void> {
       port: { type: 'string' },
       reset: { type: 'boolean', default: false },
       fresh: { type: 'boolean', default: false },
+      'mqtt-port': { type: 'string' },
       'skip-build': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
-    console.log(`usage: npm start -- [--port 1880] [--emulator-port 8080] [--reset] [--fresh]
+    console.log(`usage: npm start -- [--port 1880] [--emulator-port 8080] [--mqtt-port 1883] [--reset] [--fresh]
   --port           Node-RED editor port (env SMSGW_NODERED_PORT, default 1880)
   --emulator-port  gateway emulator port (env SMSGW_EMULATOR_PORT, default 8080)
+  --mqtt-port      MQTT broker port (env SMSGW_MQTT_PORT, default 1883, or a free one when 1883 is taken)
   --reset          replace the sandbox flows with the example flows again (the emulator's jobs stay)
   --fresh          start from nothing: Node-RED's userDir (flows, credentials, poller cursors, outbox)
                    and the emulator's state (jobs, reports, balance, JobId counter) both reset`);
@@ -45,6 +49,11 @@ async function main(): Promise<void> {
   const userDir = join(ROOT, '.sandbox');
   await assertPortFree(nrPort, 'choose another with --port or SMSGW_NODERED_PORT');
   await assertPortFree(emulatorPort, 'choose another with --emulator-port or SMSGW_EMULATOR_PORT');
+  const askedMqtt = values['mqtt-port'] ?? process.env.SMSGW_MQTT_PORT;
+  const mqttPort = await sandboxMqttPort(
+    askedMqtt === undefined ? undefined : portOption(askedMqtt, 'SMSGW_MQTT_PORT', SANDBOX_MQTT.port),
+    log,
+  );
 
   if (values.fresh) {
     const removed = freshUserDir(userDir);
@@ -61,11 +70,19 @@ async function main(): Promise<void> {
   const emulator = await startSandboxEmulator(userDir, emulatorPort, {
     logFile: join(userDir, 'emulator.log'),
   });
+  // the MQTT example's broker, so that example runs as imported
+  let broker: RunningBroker;
+  try {
+    broker = await startMqttBroker(mqttPort);
+  } catch (e) {
+    await emulator.proc.stop();
+    throw e;
+  }
   const flowFile = join(userDir, 'flows.json');
   if (values.reset)
     for (const f of ['flows.json', 'flows_cred.json']) rmSync(join(userDir, f), { force: true });
   const hadFlows = existsSync(flowFile);
-  if (hadFlows) repointConfigNodes(flowFile, emulator.url);
+  if (hadFlows) repointConfigNodes(flowFile, emulator.url, broker.port);
   const nodeRed = await startNodeRed({
     nodeRedDir: dirname(require.resolve('node-red/package.json', { paths: [ROOT] })),
     nodeBin: process.execPath,
@@ -74,7 +91,7 @@ async function main(): Promise<void> {
     logFile: join(userDir, 'node-red.log'),
     echo: true,
   }).catch(async (e: unknown) => {
-    await emulator.proc.stop();
+    await Promise.all([emulator.proc.stop(), broker.stop()]);
     throw e;
   });
 
@@ -82,8 +99,8 @@ async function main(): Promise<void> {
   const stop = async (exitCode = 0): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    log('stopping Node-RED and the emulator');
-    await Promise.all([nodeRed.proc.stop(), emulator.proc.stop()]);
+    log('stopping Node-RED, the emulator and the MQTT broker');
+    await Promise.all([nodeRed.proc.stop(), emulator.proc.stop(), broker.stop()]);
     process.exit(exitCode);
   };
   process.on('SIGINT', () => void stop());
@@ -103,7 +120,10 @@ async function main(): Promise<void> {
 
   const examples = listExamples();
   if (!hadFlows) {
-    await deployFlows(nodeRed.url, examplesForDeploy(emulator.url, examples));
+    await deployFlows(
+      nodeRed.url,
+      examplesForDeploy(emulator.url, examples, { mqtt: { host: SANDBOX_MQTT.host, port: broker.port } }),
+    );
     log(
       `deployed ${examples.length} example flow(s): ${examples.map((e) => e.name).join(', ') || '(none yet)'}`,
     );
@@ -114,18 +134,43 @@ async function main(): Promise<void> {
   console.log(`
   Node-RED editor:  ${nodeRed.url}/
   Gateway emulator: ${emulator.url}/   (its console; account demo / demo-password)
+  MQTT broker:      ${broker.url}   (type a reading and Enter to publish it to ${READINGS_TOPIC},
+                    or "<topic> <payload>"; or mosquitto_pub -p ${broker.port} -t ${READINGS_TOPIC} -m -9)
   Logs:             .sandbox/node-red.log, .sandbox/emulator.log
   Kept until --fresh: flows and poller cursors in .sandbox, emulator jobs in .sandbox/emulator-state.json
 
-  Press Ctrl-C to stop both.
+  Press Ctrl-C to stop them all.
 `);
+  publishTypedReadings(broker);
+}
+
+/** The topic of the MQTT example's freezer sensor: a bare number typed into the terminal is published there. */
+const READINGS_TOPIC = 'home/freezer/temperature';
+
+/** Each line typed into the sandbox's terminal is published: "-9" to READINGS_TOPIC, "<topic> <payload>" as is. */
+function publishTypedReadings(broker: RunningBroker): void {
+  if (!process.stdin.isTTY) return;
+  // terminal: false leaves Ctrl-C to the process (SIGINT stops the sandbox)
+  const lines = createInterface({ input: process.stdin, terminal: false });
+  lines.on('line', (line) => {
+    const text = line.trim();
+    if (!text) return;
+    const space = text.indexOf(' ');
+    const [topic, payload] =
+      space < 0 ? [READINGS_TOPIC, text] : [text.slice(0, space), text.slice(space + 1)];
+    broker.publish(topic, payload).then(
+      () => log(`published ${payload} to ${topic}`),
+      (e: unknown) => log(`could not publish: ${(e as Error).message}`),
+    );
+  });
 }
 
 /**
- * Kept flows may point at an emulator port from an earlier start: follow the emulator to its new address. Done on
- * the flow file before Node-RED starts, so no node ever polls the old address; credentials live in another file.
+ * Kept flows may point at an emulator or MQTT broker port from an earlier start: follow both to their new addresses.
+ * Done on the flow file before Node-RED starts, so no node ever polls the old address; credentials live in another
+ * file.
  */
-function repointConfigNodes(flowFile: string, emulatorUrl: string): void {
+function repointConfigNodes(flowFile: string, emulatorUrl: string, mqttPort: number): void {
   const flows = JSON.parse(readFileSync(flowFile, 'utf8')) as FlowNode[];
   let changed = 0;
   for (const n of flows) {
@@ -139,10 +184,10 @@ function repointConfigNodes(flowFile: string, emulatorUrl: string): void {
       changed++;
     }
   }
-  if (changed) {
-    writeFileSync(flowFile, JSON.stringify(flows, null, 4));
-    log(`re-pointed ${changed} gateway config node(s) at ${emulatorUrl}`);
-  }
+  const brokers = repointMqttBrokers(flows, mqttPort);
+  if (changed || brokers) writeFileSync(flowFile, JSON.stringify(flows, null, 4));
+  if (changed) log(`re-pointed ${changed} gateway config node(s) at ${emulatorUrl}`);
+  if (brokers) log(`re-pointed ${brokers} MQTT broker config node(s) on this machine at port ${mqttPort}`);
 }
 
 main().catch((e: unknown) => {

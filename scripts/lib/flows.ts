@@ -42,13 +42,48 @@ function remap(value: unknown, map: Map<string, string>): unknown {
   return value;
 }
 
+export const MQTT_BROKER_TYPE = 'mqtt-broker';
+
+export interface DeployOptions {
+  /** The MQTT broker the examples' broker configuration is pointed at; without it, they do not connect. */
+  mqtt?: { host: string; port: number };
+}
+
+/**
+ * An example's MQTT broker configuration pointed at `mqtt`, or left unconnected (autoConnect off) when there is
+ * none: a deploy must not reach for whatever listens on the port written in the example.
+ */
+function mqttBrokerFor(n: FlowNode, mqtt: DeployOptions['mqtt']): FlowNode {
+  return mqtt ? { ...n, broker: mqtt.host, port: String(mqtt.port) } : { ...n, autoConnect: false };
+}
+
+/**
+ * Kept flows may point at a sandbox MQTT broker port from an earlier start: broker configurations on this machine
+ * (127.0.0.1, localhost) follow the broker to `port`. Returns how many changed.
+ */
+export function repointMqttBrokers(flows: FlowNode[], port: number): number {
+  let changed = 0;
+  for (const n of flows) {
+    if (n.type !== MQTT_BROKER_TYPE || !/^(127\.0\.0\.1|localhost)$/.test(String(n.broker ?? ''))) continue;
+    if (String(n.port) === String(port)) continue;
+    n.port = String(port);
+    changed++;
+  }
+  return changed;
+}
+
 /**
  * The example flows, ready to deploy side by side: flow ids made unique per example (two examples may reuse
  * ids), a tab added where an example has none, and every gateway config node pointed at `baseUrl` with the
- * demo credentials inline (Node-RED strips and encrypts them on deploy). Global config nodes (no `z`) keep their
+ * demo credentials inline (Node-RED strips and encrypts them on deploy), every MQTT broker configuration at
+ * `opts.mqtt` (or not connecting). Global config nodes (no `z`) keep their
  * ids, and one shared by several examples is deployed once, as importing those examples one by one would do.
  */
-export function examplesForDeploy(baseUrl: string, examples = listExamples()): FlowNode[] {
+export function examplesForDeploy(
+  baseUrl: string,
+  examples = listExamples(),
+  opts: DeployOptions = {},
+): FlowNode[] {
   const all: FlowNode[] = [];
   const globals = new Set<string>();
   for (const ex of examples) {
@@ -67,6 +102,7 @@ export function examplesForDeploy(baseUrl: string, examples = listExamples()): F
         globals.add(n.id);
       }
       if (n.type === CONFIG_TYPE) all.push({ ...n, baseUrl, credentials: { ...DEMO } });
+      else if (n.type === MQTT_BROKER_TYPE) all.push(mqttBrokerFor(n, opts.mqtt));
       else all.push(n);
     }
   }

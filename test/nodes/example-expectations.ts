@@ -39,6 +39,17 @@ function assertCaptionAsSent(result: Rec, job: EmulatedJob, flowCaption: string)
 }
 
 export const EXPECTED: Record<string, ExampleExpectation> = {
+  'Freezer alarm over MQTT': {
+    // "-18 C" then "-9 C", published through the broker as the sensor would: -9 is above the limit
+    counts: { sent: 1, errors: 0 },
+    shows(seen, env) {
+      const sent = payloadOf(seen, 'sent');
+      const job = jobOf(env, sent);
+      assert.equal(job.text, 'Freezer too warm: -9 C (alarm above -12 C)');
+      assert.deepEqual(job.recipients, ['+4917012345678']);
+      assertCaptionAsSent(sent, job, 'home/freezer/temperature');
+    },
+  },
   'Alarm to SMS': {
     counts: { sent: 1, 'send failed': 0 },
     shows(seen, env) {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Node, NodeAPI, NodeMessage } from 'node-red';
+import { startMqttBroker, type RunningBroker } from '../../scripts/lib/mqtt-broker';
 import { startEmulator } from '../../src/emulator';
 import { EXPECTED } from './example-expectations';
 import {
@@ -26,6 +27,11 @@ const CORE_NODES = [
   core('common/90-comment.js'),
   core('function/10-switch.js'),
   core('function/15-change.js'),
+  core('function/10-function.js'),
+  core('function/89-trigger.js'),
+  core('function/rbe.js'),
+  core('function/80-template.js'),
+  core('network/10-mqtt.js'),
 ];
 
 /** Node types that make the gateway send (an SMS, an HLR request): they must never run on their own. */
@@ -60,10 +66,14 @@ function downstream(flow: FlowNode[], start: FlowNode): FlowNode[] {
   return [...seen].flatMap((id) => byId.get(id) ?? []);
 }
 
-/** The flow as the tests deploy it: debug nodes become helper sinks, the config points at `url`. */
+/**
+ * The flow as the tests deploy it: debug nodes become helper sinks, the config points at `url`, an MQTT broker
+ * configuration at the test's broker.
+ */
 function testFlowOf(
   flow: FlowNode[],
   url: string,
+  mqttPort: number,
 ): { testFlow: FlowNode[]; debugNames: Map<string, string> } {
   const debugNames = new Map<string, string>();
   const testFlow = flow.map((n) => {
@@ -72,6 +82,7 @@ function testFlowOf(
       return { id: n.id, type: 'helper', z: n.z, name: n.name, wires: [] };
     }
     if (n.type === 'smsgw-config') return { ...n, baseUrl: url };
+    if (n.type === 'mqtt-broker') return { ...n, broker: '127.0.0.1', port: String(mqttPort) };
     return n;
   });
   return { testFlow, debugNames };
@@ -84,8 +95,30 @@ const examples = readdirSync(examplesDir)
     flow: JSON.parse(readFileSync(path.join(examplesDir, f), 'utf8')) as FlowNode[],
   }));
 
+/** An MQTT broker (aedes, as in the sandbox) for the examples that use one, for the tests of `describe`. */
+function useMqttBroker(): { port: number } {
+  const at = { port: 0 };
+  let broker: RunningBroker | undefined;
+  before(async () => {
+    broker = await startMqttBroker(0);
+    at.port = broker.port;
+  });
+  after(() => broker?.stop());
+  return at;
+}
+
+/** Until every MQTT broker configuration of `flow` is connected (an inject pressed before would publish nothing). */
+async function mqttConnected(flow: FlowNode[]): Promise<void> {
+  for (const b of flow.filter((n) => n.type === 'mqtt-broker'))
+    await waitFor(
+      () => (helper.getNode(b.id) as unknown as { connected?: boolean }).connected === true,
+      5000,
+    );
+}
+
 describe('nodes: example flows', () => {
   let env: Env;
+  const mqtt = useMqttBroker();
   before(async () => {
     env = await startEnv();
   });
@@ -112,10 +145,11 @@ describe('nodes: example flows', () => {
       assert.ok(!JSON.stringify(flow).includes(DEMO.password));
 
       // Debug nodes become helper sinks; the config points at the test emulator and gets the demo account.
-      const { testFlow, debugNames } = testFlowOf(flow, env.emu.url);
+      const { testFlow, debugNames } = testFlowOf(flow, env.emu.url, mqtt.port);
       const expected = EXPECTED[name]!;
       expected.before?.(env);
       await helper.load([...CORE_NODES, ...ALL_NODES], testFlow, { [configs[0]!.id]: DEMO });
+      await mqttConnected(flow);
 
       const got = new Map<string, Array<NodeMessage & Record<string, unknown>>>();
       for (const [id, label] of debugNames) {
@@ -165,6 +199,7 @@ describe('nodes: example flows', () => {
 });
 
 describe('nodes: no example flow sends on its own', () => {
+  const mqtt = useMqttBroker();
   for (const { name, flow } of examples) {
     it(`"${name}": no inject that fires by itself (once, interval, schedule) reaches a sending node`, () => {
       const offenders = flow.filter(firesOnItsOwn).flatMap((inj) =>
@@ -180,7 +215,7 @@ describe('nodes: no example flow sends on its own', () => {
       const emu = await startEmulator({ port: 0, console: false });
       try {
         emu.control.setBalance('demo', 1); // below any threshold an example might watch
-        const { testFlow } = testFlowOf(flow, emu.url);
+        const { testFlow } = testFlowOf(flow, emu.url, mqtt.port);
         const config = flow.find((n) => n.type === 'smsgw-config')!;
         await helper.load([...CORE_NODES, ...ALL_NODES], testFlow, { [config.id]: DEMO });
         // Every node of the example is running (an inject that fires once exists from the start).

@@ -1,0 +1,78 @@
+/**
+ * The sandbox's MQTT broker: aedes (a devDependency) in this process, so the MQTT example flow runs as imported
+ * (its broker configuration points at 127.0.0.1:1883) and a reading can be published without any MQTT tool.
+ * Tests use a real Mosquitto instead (test/e2e/mosquitto.ts).
+ */
+import { createServer } from 'node:net';
+import { assertPortFree } from './proc';
+
+/** Where the example flows' MQTT broker configuration points: the usual MQTT port on this machine. */
+export const SANDBOX_MQTT = { host: '127.0.0.1', port: 1883 } as const;
+
+export interface RunningBroker {
+  port: number;
+  url: string;
+  /** Publishes as a client would (QoS 0, not retained). */
+  publish(topic: string, payload: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts aedes on 127.0.0.1:`port` (0: any free port). */
+export async function startMqttBroker(port: number): Promise<RunningBroker> {
+  // aedes is ESM only; loaded when a broker is wanted, so nothing else pays for it
+  const { Aedes } = await import('aedes');
+  const broker = await Aedes.createBroker();
+  const server = createServer(broker.handle);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, SANDBOX_MQTT.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (e) {
+    await new Promise<void>((resolve) => broker.close(() => resolve()));
+    throw e;
+  }
+  const addr = server.address();
+  const bound = typeof addr === 'object' && addr ? addr.port : port;
+  return {
+    port: bound,
+    url: `mqtt://${SANDBOX_MQTT.host}:${bound}`,
+    publish: (topic, payload) =>
+      new Promise((resolve, reject) =>
+        broker.publish(
+          { cmd: 'publish', topic, payload: Buffer.from(payload), qos: 0, retain: false, dup: false },
+          (err) => (err ? reject(err) : resolve()),
+        ),
+      ),
+    stop: () =>
+      new Promise((resolve) => {
+        server.close();
+        broker.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * The port for the sandbox broker: the one asked for (--mqtt-port, SMSGW_MQTT_PORT), which must be free; else
+ * 1883, or any free port when 1883 is taken (a broker of your own often is there): the sandbox then points the
+ * example's broker configuration at the port it got.
+ */
+export async function sandboxMqttPort(asked: number | undefined, log: (s: string) => void): Promise<number> {
+  if (asked !== undefined) {
+    await assertPortFree(asked, 'choose another with --mqtt-port or SMSGW_MQTT_PORT');
+    return asked;
+  }
+  try {
+    await assertPortFree(SANDBOX_MQTT.port, '');
+    return SANDBOX_MQTT.port;
+  } catch {
+    log(
+      `port ${SANDBOX_MQTT.port} is taken (a broker of your own?): the sandbox broker takes a free port and the ` +
+        `examples' MQTT broker configuration is pointed there (--mqtt-port chooses one)`,
+    );
+    return 0;
+  }
+}
