@@ -18,7 +18,7 @@ import { readJournal } from '../../src/reliability';
 import { deployFlows, startNodeRed, type RunningNodeRed } from '../../scripts/lib/nodered';
 import { ROOT } from '../../scripts/lib/package';
 import { freePort } from '../../scripts/lib/proc';
-import { FULL, PASSWORD, injectRandomFaults, report, seeded } from './helpers';
+import { CAPTION_MATCH, FULL, PASSWORD, injectRandomFaults, report, seeded } from './helpers';
 
 const ROUNDS = Number(process.env.SMSGW_CRASH_ROUNDS) || (FULL ? 10 : 2);
 const BURST = Number(process.env.SMSGW_CRASH_BURST) || (FULL ? 1000 : 200);
@@ -185,6 +185,7 @@ describe('reliability: crash anywhere (kill -9 of a real Node-RED while the gate
     mkdirSync(join(userDir, 'node_modules', '@smsgw'), { recursive: true });
     symlinkSync(ROOT, join(userDir, 'node_modules', '@smsgw', 'node-red-sms-gateway'), 'dir');
     state = new GatewayState({
+      captionMatch: CAPTION_MATCH,
       password: PASSWORD,
       balance: 1e12,
       timing: { processingMs: 0, deliveryMs: 0 },
