@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import testRules from './scripts/lint/test-must-assert.cjs';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.sandbox/**', '.cache/**', 'test/e2e/out/**', 'nodes/**/*.js', 'bin/**', '**/*.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.sandbox/**', '.cache/**', 'test/e2e/out/**', 'test/scaling/out/**', 'nodes/**/*.js', 'bin/**', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

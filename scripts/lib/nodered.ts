@@ -15,6 +15,8 @@ export interface NodeRedOptions {
   echo?: boolean;
   /** Extra settings merged into settings.js (plain JSON values). */
   settings?: Record<string, unknown>;
+  /** Extra environment variables for the Node-RED process (flows read them with env.get). */
+  env?: Record<string, string>;
 }
 
 export interface RunningNodeRed {
@@ -61,7 +63,7 @@ export async function startNodeRed(o: NodeRedOptions): Promise<RunningNodeRed> {
     [redJs, '--userDir', o.userDir, '--settings', join(o.userDir, 'settings.js')],
     {
       cwd: o.userDir,
-      env: childEnv(),
+      env: childEnv(o.env),
       ...(o.logFile ? { logFile: o.logFile } : {}),
       ...(o.echo ? { echoPrefix: '[node-red] ' } : {}),
     },

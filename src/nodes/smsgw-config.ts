@@ -8,6 +8,8 @@ import { registerAdminRoutes } from './admin/admin';
 import { clientOptions } from './config/client-options';
 import { attachDeliveryTracker } from './send/delivery-host';
 import { ReliabilityHost } from './config/reliability-host';
+import { CoordinationHost, coordinationOf } from './config/coordination-host';
+import { GatewayError, isGatewayError } from '../errors';
 import type { ServiceKind, SmsgwConfigDef, SmsgwConfigNode, SmsgwCredentials } from './config/types';
 
 /** How long a stopping flow waits for the gateway's requests in flight. */
@@ -18,6 +20,7 @@ interface ConfigInternals extends SmsgwConfigNode {
   users: Map<string, Node>;
   client: GatewayClient | undefined;
   reliability: ReliabilityHost;
+  coordination: CoordinationHost | undefined;
 }
 
 export default (RED: NodeAPI): void => {
@@ -55,6 +58,7 @@ export default (RED: NodeAPI): void => {
       () => node.getClient(),
       () => node.users.values(),
     );
+    node.coordination = startCoordination(node, def);
     // The one delivery-report poll shared by this config's tracking send nodes.
     attachDeliveryTracker(RED, node);
 
@@ -64,13 +68,26 @@ export default (RED: NodeAPI): void => {
       const waited = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, CLOSE_WAIT_MS);
       });
-      void Promise.race([node.reliability.close(removed), waited])
+      const coordination = node.coordination;
+      node.coordination = undefined;
+      void Promise.race([Promise.all([node.reliability.close(removed), coordination?.close()]), waited])
         .catch((err: unknown) => node.warn(err instanceof Error ? err.message : String(err)))
         .then(() => {
           clearTimeout(timer);
           closeClient(node, done);
         });
     });
+  }
+
+  /** "Coordinate instances through Redis": nothing is built (nor the client library loaded) when it is off. */
+  function startCoordination(node: ConfigInternals, def: SmsgwConfigDef): CoordinationHost | undefined {
+    let setting;
+    try {
+      setting = coordinationOf(def, (node.credentials ?? {}) as SmsgwCredentials);
+    } catch (e) {
+      setting = isGatewayError(e) ? e : new GatewayError('CONFIG', String(e));
+    }
+    return setting ? new CoordinationHost(RED, node, setting) : undefined;
   }
 
   function closeClient(node: ConfigInternals, done: () => void): void {
@@ -98,7 +115,11 @@ export default (RED: NodeAPI): void => {
     'smsgw-config',
     SmsgwConfig,
     {
-      credentials: { user: { type: 'text' }, password: { type: 'password' } },
+      credentials: {
+        user: { type: 'text' },
+        password: { type: 'password' },
+        redisPassword: { type: 'password' },
+      },
     },
   );
   registerAdminRoutes(RED);

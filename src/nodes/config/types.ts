@@ -1,5 +1,6 @@
 import type { Node, NodeDef, NodeMessage } from 'node-red';
 import type { GatewayClient } from '../../client';
+import type { CoordinationHost } from './coordination-host';
 import type { ReliabilityHost } from './reliability-host';
 
 /** Which of the two services a config node talks to for balance, inbound and connection tests. */
@@ -9,6 +10,8 @@ export type TransportKind = 'soap11' | 'soap12' | 'get' | 'post';
 export interface SmsgwCredentials {
   user?: string;
   password?: string;
+  /** Password of the Redis server used to coordinate instances. */
+  redisPassword?: string;
 }
 
 /** What the editor stores for a config node (numbers arrive as strings from older editors). */
@@ -47,6 +50,14 @@ export interface SmsgwConfigDef extends NodeDef {
   defaultCountry?: string;
   /** Largest answer read, in MiB (blank = 32): the client's maxResponseBytes. */
   maxResponseSize?: number | string;
+  /** Coordinate several Node-RED instances through Redis (default off; docs/scaling.md). */
+  coordinate?: boolean;
+  /** redis://host:port[/db] (no password: that is in the credentials). */
+  redisUrl?: string;
+  /** Prefix of every Redis key (default `smsgw:`). */
+  redisPrefix?: string;
+  /** Lease time in seconds (default 15). */
+  redisLease?: number | string;
 }
 
 export interface SmsgwConfigNode extends Node<SmsgwCredentials> {
@@ -57,6 +68,8 @@ export interface SmsgwConfigNode extends Node<SmsgwCredentials> {
   deregister(user: Node): void;
   /** Flow control, reference, outbox and the connection state shared by this config's nodes. */
   readonly reliability?: ReliabilityHost;
+  /** Set only when "Coordinate instances through Redis" is on. */
+  readonly coordination?: CoordinationHost;
 }
 
 /** A typedInput value as stored in a node's defaults: the value text and its type (msg, str, env, ...). */

@@ -6,6 +6,7 @@ import { ContextStateStore, FileStateStore, type StateStore } from './state-stor
 import { failed, idle, sharedKey } from '../common/status';
 import type { GatewayWarning } from '../../client';
 import { warnOnce, type Unusable } from './odd-records';
+import { CoordinationUnavailable, coordinatedPolling } from './coordinated';
 
 /** Smallest poll interval accepted, in seconds (a gateway is not a message bus). */
 export const MIN_INTERVAL_S = 1;
@@ -180,11 +181,33 @@ export function setupPolling<S extends object>(
   };
 
   let lastError: unknown;
-  const host = configOf(node)?.reliability;
+  const config = configOf(node);
+  const host = config?.reliability;
+  // With "Coordinate instances through Redis" only the lease holder polls, on state kept in Redis.
+  const coordinated = config?.coordination
+    ? coordinatedPolling(
+        RED,
+        node,
+        config.coordination,
+        () => ready.then(() => state),
+        poll,
+        options.destructive === true,
+      )
+    : undefined;
+  const runCoordinated = async (signal: AbortSignal): Promise<void> => {
+    try {
+      await coordinated!.run(signal, trigger, onWarning);
+      host?.report(undefined);
+    } catch (e) {
+      // Redis, not the gateway: no back-off, the lease or the next interval brings the poller back.
+      if (!(e instanceof CoordinationUnavailable)) throw e;
+      node.status(failed(RED._(sharedKey('status.redisDown'), { message: e.message.split('\n')[0] })));
+    }
+  };
   const poller = new Poller({
     intervalMs: Number(def.interval ?? 60) * 1000,
     minIntervalMs: MIN_INTERVAL_S * 1000,
-    poll: runOnce,
+    poll: coordinated ? runCoordinated : runOnce,
     onError: (err, failures, retryInMs) => {
       lastError = err;
       const e = toGatewayError(err);
@@ -213,11 +236,14 @@ export function setupPolling<S extends object>(
     });
   } else {
     poller.start();
+    // Taking over the lease polls at once: the failover time is the lease's lapse, not an interval more.
+    coordinated?.onAcquired(() => poller.now());
   }
 
   node.on('close', (_removed: boolean, done: () => void) => {
     void poller
       .stop()
+      .then(() => coordinated?.close())
       .then(() => store.flush())
       .catch(() => undefined)
       .then(() => {

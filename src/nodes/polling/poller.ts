@@ -51,6 +51,12 @@ export class Poller {
     return this.running ?? this.run(false);
   }
 
+  /** Brings the next interval poll forward to now (unless one is running: the schedule goes on from it). */
+  now(): void {
+    if (this.stopped || this.running) return;
+    this.schedule(0);
+  }
+
   get consecutiveFailures(): number {
     return this.failures;
   }

@@ -1,0 +1,106 @@
+/**
+ * A polling trigger's state shared by every instance, in Redis: its own state (cursor, seen ids) as one JSON
+ * string, and the records read but not yet handed to the flow as a hash (field = a key that sorts in read
+ * order, value = the encoded msg). Only the lease holder writes, through scripts that check its token.
+ *
+ *   <prefix><config id>:<node type>:<node id>:state    STRING  JSON of the node's state
+ *   <prefix><config id>:<node type>:<node id>:pending  HASH    key → encoded msg
+ */
+import { randomBytes } from 'node:crypto';
+import { Script, type RedisLink } from './redis-link';
+import type { Hold } from './lease';
+
+/**
+ * Stage a poll: the new state and the records it read, in one step, if the token still holds the lease.
+ * A destructive read (`ARGV[3] == '1'`: the gateway has marked the records collected) keeps its records even
+ * when the lease was lost meanwhile: nobody else can read them again, so the next holder hands them on.
+ */
+export const STAGE = new Script(`
+local held = redis.call('GET', KEYS[1]) == ARGV[1]
+if not held and ARGV[3] ~= '1' then return 0 end
+if held then redis.call('SET', KEYS[2], ARGV[2]) end
+for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+if held then return 1 end
+return -1`);
+
+/** A record was handed to the flow: drop it from the pending hash (holder only). */
+export const DONE = new Script(
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('HDEL', KEYS[2], ARGV[2]) + 1 end return 0",
+);
+
+export interface PendingEntry {
+  key: string;
+  /** The encoded msg (JSON-safe). */
+  value: unknown;
+}
+
+export type StageOutcome = 'staged' | 'lost' | 'handed-over';
+
+export class RedisPollState<S> {
+  readonly stateKey: string;
+  readonly pendingKey: string;
+  private readonly tag = randomBytes(4).toString('hex');
+  private seq = 0;
+
+  constructor(
+    private readonly link: RedisLink,
+    private readonly leaseKey: string,
+    base: string,
+  ) {
+    this.stateKey = `${base}:state`;
+    this.pendingKey = `${base}:pending`;
+  }
+
+  /** The saved state (undefined when none) and the pending records in read order. */
+  async load(): Promise<{ state: S | undefined; pending: PendingEntry[] }> {
+    const [raw, hash] = await Promise.all([
+      this.link.command(['GET', this.stateKey]),
+      this.link.command(['HGETALL', this.pendingKey]),
+    ]);
+    const state = typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as S) : undefined;
+    const pending: PendingEntry[] = [];
+    for (const [key, text] of pairs(hash)) {
+      try {
+        pending.push({ key, value: JSON.parse(text) as unknown });
+      } catch {
+        // An unreadable entry is not ours to drop silently: it stays for a person to look at.
+      }
+    }
+    pending.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return { state, pending };
+  }
+
+  /** Keys that sort in read order across instances and polls (time, then a per-instance tag and counter). */
+  nextKeys(n: number): string[] {
+    const t = Date.now().toString(36).padStart(10, '0');
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) out.push(`${t}.${this.tag}.${(this.seq++).toString(36).padStart(8, '0')}`);
+    return out;
+  }
+
+  async stage(hold: Hold, state: S, entries: PendingEntry[], destructive: boolean): Promise<StageOutcome> {
+    const args: string[] = [hold.token, JSON.stringify(state), destructive ? '1' : '0'];
+    for (const e of entries) args.push(e.key, JSON.stringify(e.value));
+    const r = Number(await this.link.run(STAGE, [this.leaseKey, this.stateKey, this.pendingKey], args));
+    return r === 1 ? 'staged' : r === -1 ? 'handed-over' : 'lost';
+  }
+
+  /** False when the lease is no longer held by this token. */
+  async done(hold: Hold, key: string): Promise<boolean> {
+    const r = Number(await this.link.run(DONE, [this.leaseKey, this.pendingKey], [hold.token, key]));
+    return r > 0;
+  }
+}
+
+/** HGETALL answers a flat array (RESP2) or an object/Map (RESP3), depending on the client. */
+function pairs(hash: unknown): [string, string][] {
+  if (Array.isArray(hash)) {
+    const out: [string, string][] = [];
+    for (let i = 0; i + 1 < hash.length; i += 2) out.push([String(hash[i]), String(hash[i + 1])]);
+    return out;
+  }
+  if (hash instanceof Map) return [...hash].map(([k, v]) => [String(k), String(v)]);
+  if (hash && typeof hash === 'object')
+    return Object.entries(hash as Record<string, unknown>).map(([k, v]) => [k, String(v)]);
+  return [];
+}

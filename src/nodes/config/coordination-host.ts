@@ -1,0 +1,132 @@
+/**
+ * "Coordinate instances through Redis" of one config node (docs/scaling.md): one Redis connection for the
+ * config, one lease per trigger kind (shared by that kind's nodes of this config on this instance), the
+ * pollers' shared state, and the connection state shown on the nodes. Off by default: then nothing here is
+ * built and the Redis client library is never required.
+ */
+import type { Node, NodeAPI } from 'node-red';
+import { GatewayError, isGatewayError } from '../../errors';
+import { Lease } from '../../coordination/lease';
+import { RedisPollState } from '../../coordination/poll-state';
+import { RedisLink } from '../../coordination/redis-link';
+import { sharedKey } from '../common/status';
+import type { SmsgwConfigDef, SmsgwCredentials } from './types';
+
+export const DEFAULT_LEASE_S = 15;
+export const DEFAULT_PREFIX = 'smsgw:';
+
+export interface CoordinationSettings {
+  url: string;
+  password: string | undefined;
+  prefix: string;
+  leaseMs: number;
+}
+
+/** The coordination fields of a config node, or undefined when the setting is off. */
+export function coordinationOf(
+  def: SmsgwConfigDef,
+  creds: SmsgwCredentials,
+): CoordinationSettings | undefined {
+  if (def.coordinate !== true) return undefined;
+  const url = String(def.redisUrl ?? '').trim();
+  if (!url) throw new GatewayError('CONFIG', 'coordination is on but the Redis URL is empty');
+  const raw = def.redisLease;
+  const leaseS = raw === undefined || String(raw).trim() === '' ? DEFAULT_LEASE_S : Number(raw);
+  if (!Number.isFinite(leaseS) || leaseS < 1)
+    throw new GatewayError('CONFIG', 'the lease time must be at least 1 second');
+  const prefix =
+    typeof def.redisPrefix === 'string' && def.redisPrefix !== '' ? def.redisPrefix : DEFAULT_PREFIX;
+  return { url, password: creds.redisPassword || undefined, prefix, leaseMs: Math.round(leaseS * 1000) };
+}
+
+interface LeaseUse {
+  lease: Lease;
+  users: number;
+}
+
+export class CoordinationHost {
+  readonly link: RedisLink | undefined;
+  /** A setting or a missing package that keeps coordination from working: the pollers show it and wait. */
+  readonly error: GatewayError | undefined;
+  readonly settings: CoordinationSettings;
+  private readonly leases = new Map<string, LeaseUse>();
+
+  /** `setting` is what coordinationOf() returned, or the error it threw. */
+  constructor(
+    private readonly RED: NodeAPI,
+    private readonly node: Node,
+    setting: CoordinationSettings | GatewayError,
+  ) {
+    let link: RedisLink | undefined;
+    let error: GatewayError | undefined;
+    this.settings =
+      setting instanceof GatewayError
+        ? { url: '', password: undefined, prefix: DEFAULT_PREFIX, leaseMs: DEFAULT_LEASE_S * 1000 }
+        : setting;
+    try {
+      if (setting instanceof GatewayError) throw setting;
+      link = new RedisLink({ url: setting.url, password: setting.password, prefix: setting.prefix });
+      link.on('down', (why) => node.warn(RED._(sharedKey('errors.redisDown'), { message: why })));
+      link.on('up', () => node.log(RED._(sharedKey('log.redisUp'))));
+    } catch (e) {
+      error = isGatewayError(e) ? e : new GatewayError('CONFIG', String(e));
+      node.error(RED._(sharedKey('errors.coordination'), { message: error.message }));
+    }
+    this.link = link;
+    this.error = error;
+  }
+
+  /** Keys of this config node: `<prefix><config id>:<parts>`. */
+  key(...parts: string[]): string {
+    return this.settings.prefix + [this.node.id, ...parts].join(':');
+  }
+
+  /** The lease of a trigger kind (started on first use; give it back with `releaseLease`). */
+  lease(kind: string): Lease | undefined {
+    if (!this.link) return undefined;
+    let use = this.leases.get(kind);
+    if (!use) {
+      use = {
+        lease: new Lease(this.link, this.key(kind, 'lease'), { leaseMs: this.settings.leaseMs }),
+        users: 0,
+      };
+      this.leases.set(kind, use);
+      // One line per change of holder: where a failover happened is read from the logs.
+      use.lease.on('acquired', () => this.node.log(this.RED._(sharedKey('log.leaseTaken'), { kind })));
+      use.lease.on('lost', (reason) =>
+        this.node.log(this.RED._(sharedKey('log.leaseLost'), { kind, reason })),
+      );
+      use.lease.start();
+    }
+    use.users += 1;
+    return use.lease;
+  }
+
+  /** One user of the kind's lease stopped; the last one releases it. */
+  async releaseLease(kind: string): Promise<void> {
+    const use = this.leases.get(kind);
+    if (!use) return;
+    use.users -= 1;
+    if (use.users > 0) return;
+    this.leases.delete(kind);
+    await use.lease.stop();
+  }
+
+  pollState<S>(kind: string, nodeId: string): RedisPollState<S> | undefined {
+    if (!this.link) return undefined;
+    return new RedisPollState<S>(this.link, this.key(kind, 'lease'), this.key(kind, nodeId));
+  }
+
+  /** Why coordination cannot work right now (a setting, the package, Redis unreachable), or undefined. */
+  problem(): string | undefined {
+    if (this.error) return this.error.message;
+    if (this.link && !this.link.up) return this.link.downReason;
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.leases.values()].map((u) => u.lease.stop()));
+    this.leases.clear();
+    await this.link?.close();
+  }
+}

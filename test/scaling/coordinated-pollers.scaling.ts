@@ -1,0 +1,187 @@
+/**
+ * The polling triggers with "Coordinate instances through Redis" on, in one Node-RED (the test helper) against
+ * a real redis-server: the test plays the other instance by writing the lease and the shared state directly.
+ */
+import assert from 'node:assert/strict';
+import { createClient } from '@redis/client';
+import type { RunningEmulator } from '../../src/emulator';
+import { Lease } from '../../src/coordination/lease';
+import { RedisPollState } from '../../src/coordination/poll-state';
+import { RedisLink } from '../../src/coordination/redis-link';
+import {
+  collect,
+  flowWith,
+  helper,
+  loadFlow,
+  sleep,
+  startEnv,
+  statuses,
+  stopEnv,
+  waitFor,
+  type Env,
+} from '../nodes/helpers';
+import { startRedisServer, type RedisServer } from './redis-server';
+
+type Client = ReturnType<typeof createClient>;
+
+/** Counts the emulator's operation requests by name (the fault injector is asked once per request). */
+function countOperations(emu: RunningEmulator): Map<string, number> {
+  const counts = new Map<string, number>();
+  const original = emu.faults.take.bind(emu.faults);
+  emu.faults.take = (operation: string | undefined) => {
+    const name = operation ?? '?';
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+    return original(operation);
+  };
+  return counts;
+}
+
+describe('coordinated pollers (real redis-server)', function () {
+  this.timeout(30_000);
+  let redis: RedisServer;
+  let env: Env;
+  let r: Client;
+  let ops: Map<string, number>;
+  const prefix = (): string => `t${Date.now().toString(36)}:`;
+
+  before(async () => {
+    redis = await startRedisServer();
+    env = await startEnv();
+    ops = countOperations(env.emu);
+    r = createClient({ url: redis.url });
+    r.on('error', () => undefined); // reconnects by itself when a test restarts the server
+    await r.connect();
+  });
+  after(async () => {
+    await r?.close();
+    await stopEnv(env);
+    await redis?.close();
+  });
+  afterEach(async () => {
+    await helper.unload();
+    ops.clear();
+  });
+
+  const coordination = (p: string, leaseS = 2): Record<string, unknown> => ({
+    coordinate: true,
+    redisUrl: redis.url,
+    redisPrefix: p,
+    redisLease: leaseS,
+  });
+  const inbound = { id: 'in', type: 'smsgw-inbound', gateway: 'cfg', interval: 1, wires: [['out']] };
+
+  it('only the lease holder polls; a waiter takes over right after the lease is released', async () => {
+    const p = prefix();
+    // Another instance holds the lease.
+    await r.set(`${p}cfg:smsgw-inbound:lease`, 'other-instance', { PX: 60_000 });
+    env.emu.control.injectInbound({ from: '+491700000001', text: 'first' });
+    await loadFlow(flowWith(env.emu.url, [inbound], coordination(p)));
+    const got = collect('out');
+    await sleep(1800);
+    assert.equal(got.messages.length, 0, 'a waiter emits nothing');
+    assert.equal(ops.get('QueryReceivedNewSMS') ?? 0, 0, 'a waiter does not poll the gateway');
+    assert.ok(
+      statuses('in').some((s) => String(s.text).includes('standby')),
+      `standby shown: ${JSON.stringify(statuses('in'))}`,
+    );
+    const released = Date.now();
+    await r.del(`${p}cfg:smsgw-inbound:lease`);
+    await waitFor(() => got.messages.length === 1, 5000);
+    const failover = Date.now() - released;
+    assert.equal(got.messages[0]!.payload, 'first');
+    assert.ok(failover < 1500, `took over ${failover} ms after the release (lease check at a third of 2 s)`);
+    const holder = await r.get(`${p}cfg:smsgw-inbound:lease`);
+    assert.ok(holder && holder !== 'other-instance', 'the node holds the lease now');
+    await sleep(1200);
+    assert.equal(got.messages.length, 1, 'emitted once');
+  });
+
+  it('hands on the pending records a killed holder left in Redis, once, before its own poll', async () => {
+    const p = prefix();
+    const base = `${p}cfg:smsgw-inbound:in`;
+    // A holder read two messages (collected on the gateway), staged them and was killed before handing them on.
+    await r.set(`${base}:state`, JSON.stringify({ seen: ['id:900001', 'id:900002'] }));
+    await r.hSet(`${base}:pending`, {
+      '000000001.dead.00000000': JSON.stringify({ payload: 'left 1', sms: { Id: 900001 } }),
+      '000000001.dead.00000001': JSON.stringify({ payload: 'left 2', sms: { Id: 900002 } }),
+    });
+    env.emu.control.injectInbound({ from: '+491700000002', text: 'new' });
+    await loadFlow(flowWith(env.emu.url, [inbound], coordination(p)));
+    const got = collect('out');
+    await waitFor(() => got.messages.length === 3, 5000);
+    assert.deepEqual(
+      got.messages.map((m) => m.payload),
+      ['left 1', 'left 2', 'new'],
+    );
+    assert.equal(await r.hLen(`${base}:pending`), 0, 'nothing pending once handed on');
+    const state = JSON.parse((await r.get(`${base}:state`)) ?? '{}') as { seen: string[] };
+    assert.ok(state.seen.includes('id:900001') && state.seen.length === 3, JSON.stringify(state));
+    await sleep(1200);
+    assert.equal(got.messages.length, 3, 'nothing twice');
+  });
+
+  it('releases the lease on close, so another instance takes over at once', async () => {
+    const p = prefix();
+    await loadFlow(flowWith(env.emu.url, [inbound], coordination(p)));
+    await waitFor(() => (ops.get('QueryReceivedNewSMS') ?? 0) > 0, 5000);
+    assert.ok(await r.get(`${p}cfg:smsgw-inbound:lease`));
+    await helper.unload();
+    assert.equal(await r.get(`${p}cfg:smsgw-inbound:lease`), null);
+  });
+
+  it('fences a holder that lost its lease: its writes do not land', async () => {
+    const p = prefix();
+    const link = new RedisLink({ url: redis.url, prefix: p });
+    await link.ready();
+    try {
+      const lease = new Lease(link, `${p}k:lease`, { leaseMs: 1000 });
+      lease.start();
+      await waitFor(() => lease.held, 3000);
+      const hold = lease.current()!;
+      const store = new RedisPollState<{ n: number }>(link, `${p}k:lease`, `${p}k:n`);
+      assert.equal(await store.stage(hold, { n: 1 }, [{ key: 'a', value: { payload: 1 } }], false), 'staged');
+      // Another instance takes the lease (this one was paused past its time, say).
+      await lease.stop();
+      await r.set(`${p}k:lease`, 'other', { PX: 60_000 });
+      assert.equal(await store.done(hold, 'a'), false, 'a stale drop does not land');
+      assert.equal(await r.hLen(`${p}k:n:pending`), 1);
+      assert.equal(await store.stage(hold, { n: 2 }, [{ key: 'b', value: {} }], false), 'lost');
+      assert.equal(await r.get(`${p}k:n:state`), '{"n":1}', 'the stale state is not written');
+      // A destructive read's records are kept for the next holder (nobody else can read them again).
+      assert.equal(
+        await store.stage(hold, { n: 3 }, [{ key: 'c', value: { payload: 3 } }], true),
+        'handed-over',
+      );
+      assert.equal(await r.get(`${p}k:n:state`), '{"n":1}');
+      assert.deepEqual((await r.hKeys(`${p}k:n:pending`)).sort(), ['a', 'c']);
+    } finally {
+      await link.close();
+    }
+  });
+
+  it('Redis down: the poller stops and says so; back: it goes on without repeating anything', async () => {
+    const p = prefix();
+    await loadFlow(flowWith(env.emu.url, [inbound], coordination(p, 3)));
+    const got = collect('out');
+    env.emu.control.injectInbound({ from: '+491700000003', text: 'before' });
+    await waitFor(() => got.messages.length === 1, 5000);
+    await redis.stop();
+    await sleep(300);
+    const polledWhileDown = ops.get('QueryReceivedNewSMS') ?? 0;
+    env.emu.control.injectInbound({ from: '+491700000004', text: 'during' });
+    await sleep(2000);
+    assert.equal(got.messages.length, 1, 'nothing read while Redis is down');
+    assert.ok((ops.get('QueryReceivedNewSMS') ?? 0) <= polledWhileDown + 1, 'the gateway is not polled');
+    assert.ok(
+      statuses('in').some((s) => /redisDown|Redis unreachable/.test(String(s.text))),
+      JSON.stringify(statuses('in').slice(-3)),
+    );
+    await redis.start();
+    await waitFor(() => got.messages.length === 2, 8000);
+    assert.equal(got.messages[1]!.payload, 'during');
+    await sleep(1500);
+    assert.equal(got.messages.length, 2);
+    // The client of this test reconnects by itself.
+    await waitFor(() => r.isReady, 5000);
+  });
+});

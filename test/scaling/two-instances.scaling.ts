@@ -1,0 +1,346 @@
+/**
+ * Issue 16: two real Node-RED runtimes with the same flows, one real redis-server, the emulator (in this
+ * process, so the test injects arrivals and counts requests). The config node coordinates through Redis.
+ *
+ * (a) inbound messages and delivery reports arrive over minutes while one instance after the other is killed
+ *     with SIGKILL and started again every 5–10 s (seeded): each record is counted exactly once across both
+ *     instances' count files;
+ * (c) Redis restarted in the middle of arrivals: nothing twice, nothing lost, both instances carry on;
+ * (d) failover: from the moment a dead holder's lease lapses to the next poll of the gateway, reported.
+ *
+ * SMSGW_SCALING_FULL=1: arrivals over 4 minutes instead of 75 s. SMSGW_SCALING_SEED picks the seed (printed).
+ */
+import assert from 'node:assert/strict';
+import { createClient } from '@redis/client';
+import { GatewayClient } from '../../src/client';
+import type { RunningEmulator } from '../../src/emulator';
+import { PASSWORD, quietEmulator, seeded } from '../reliability/helpers';
+import { counterNode, Instance } from './cluster';
+import { startRedisServer, type RedisServer } from './redis-server';
+
+const FULL = process.env.SMSGW_SCALING_FULL === '1';
+const SEED = Number(process.env.SMSGW_SCALING_SEED || Date.now() % 1_000_000);
+const ARRIVAL_S = Number(process.env.SMSGW_SCALING_ARRIVAL_S) || (FULL ? 240 : 75);
+const INBOUND = 1000;
+const RECIPIENTS = 4;
+const JOBS = 250; // × 4 recipients = 1,000 delivery reports
+const LEASE_S = 3;
+const PREFIX = 'scaling:';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function flows(emulatorUrl: string, redisUrl: string): unknown[] {
+  return [
+    { id: 'tab', type: 'tab', label: 'scaling' },
+    {
+      id: 'cfg',
+      type: 'smsgw-config',
+      name: 'gateway',
+      baseUrl: emulatorUrl,
+      service: 'gateway',
+      transport: 'soap11',
+      coordinate: true,
+      redisUrl,
+      redisPrefix: PREFIX,
+      redisLease: LEASE_S,
+      credentials: { user: 'demo', password: PASSWORD },
+    },
+    { id: 'in', z: 'tab', type: 'smsgw-inbound', gateway: 'cfg', interval: 1, wires: [['count-in']] },
+    {
+      id: 'dlr',
+      z: 'tab',
+      type: 'smsgw-dlr',
+      gateway: 'cfg',
+      interval: 1,
+      lookback: 60,
+      wires: [['count-dlr']],
+    },
+    { z: 'tab', ...counterNode('count-in', 'in', 'msg.sms.Id') },
+    { z: 'tab', ...counterNode('count-dlr', 'dlr', 'msg.payload.Id') },
+  ];
+}
+
+interface Tally {
+  once: number;
+  twice: number;
+  missing: number;
+  stray: number;
+  byInstance: Record<string, number>;
+}
+
+function tally(lines: string[], kind: string, expected: Set<number>): Tally {
+  const counts = new Map<number, number>();
+  const byInstance: Record<string, number> = {};
+  for (const line of lines) {
+    const [inst, k, id] = line.split(' ');
+    if (k !== kind) continue;
+    counts.set(Number(id), (counts.get(Number(id)) ?? 0) + 1);
+    byInstance[inst!] = (byInstance[inst!] ?? 0) + 1;
+  }
+  let once = 0;
+  let twice = 0;
+  let stray = 0;
+  for (const [id, n] of counts) {
+    if (!expected.has(id)) stray += 1;
+    else if (n === 1) once += 1;
+    else twice += 1;
+  }
+  const missing = [...expected].filter((id) => !counts.has(id)).length;
+  return { once, twice, missing, stray, byInstance };
+}
+
+/** Watches the inbound lease: when a killed holder's lease lapses, and the next poll after that. */
+class FailoverWatch {
+  readonly samples: { lapseToAcquireMs: number; lapseToPollMs: number; killToPollMs: number }[] = [];
+  private lapsedAt: number | undefined;
+  private killedAt: number | undefined;
+  private holder: string | null = null;
+  private stopped = false;
+  private done: Promise<void> | undefined;
+  private acquiredAt: number | undefined;
+
+  constructor(
+    private readonly r: ReturnType<typeof createClient>,
+    private readonly key: string,
+  ) {}
+
+  start(): void {
+    this.done = (async () => {
+      while (!this.stopped) {
+        let v: string | null;
+        try {
+          v = await this.r.get(this.key);
+        } catch {
+          await sleep(100);
+          continue;
+        }
+        const now = Date.now();
+        if (this.holder && !v && this.killedAt !== undefined) this.lapsedAt = now;
+        if (!this.holder && v && this.lapsedAt !== undefined) this.acquiredAt = now;
+        this.holder = v;
+        await sleep(5);
+      }
+    })();
+  }
+
+  /** The holder was just killed (the test does not know which instance holds: it notes every kill). */
+  killed(): void {
+    this.killedAt = Date.now();
+    this.lapsedAt = undefined;
+    this.acquiredAt = undefined;
+  }
+
+  /** Called for every QueryReceivedNewSMS the emulator gets. */
+  polled(): void {
+    if (this.lapsedAt === undefined || this.killedAt === undefined) return;
+    const now = Date.now();
+    // The poll can come before this watch saw the new holder's key: it was taken by then.
+    this.acquiredAt ??= now;
+    this.samples.push({
+      lapseToAcquireMs: this.acquiredAt - this.lapsedAt,
+      lapseToPollMs: now - this.lapsedAt,
+      killToPollMs: now - this.killedAt,
+    });
+    this.lapsedAt = this.acquiredAt = this.killedAt = undefined;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.done;
+  }
+}
+
+describe('two Node-RED instances on one Redis (issue 16)', function () {
+  this.timeout((ARRIVAL_S + 240) * 1000);
+  let redis: RedisServer;
+  let emu: RunningEmulator;
+  let client: GatewayClient;
+  let r: ReturnType<typeof createClient>;
+  const a = new Instance('A');
+  const b = new Instance('B');
+  const instances = [a, b];
+  let watch: FailoverWatch;
+
+  before(async function () {
+    this.timeout(600_000);
+    console.log(`      seed ${SEED} (SMSGW_SCALING_SEED=${SEED} repeats this run)`);
+    redis = await startRedisServer();
+    emu = await quietEmulator({ port: 0, host: '127.0.0.1' });
+    emu.control.setBalance('demo', 1e9);
+    client = new GatewayClient({ baseUrl: emu.url, user: 'demo', password: PASSWORD, maxRecipients: 100 });
+    r = createClient({ url: redis.url });
+    r.on('error', () => undefined);
+    await r.connect();
+    watch = new FailoverWatch(r, `${PREFIX}cfg:smsgw-inbound:lease`);
+    const original = emu.faults.take.bind(emu.faults);
+    emu.faults.take = (operation: string | undefined) => {
+      if (operation === 'QueryReceivedNewSMS') watch.polled();
+      return original(operation);
+    };
+    await Promise.all(instances.map((i) => i.prepare()));
+    await Promise.all(instances.map((i) => i.start()));
+    for (const i of instances) await i.deploy(flows(emu.url, redis.url));
+  });
+
+  after(async () => {
+    await watch?.stop();
+    await Promise.all(instances.map((i) => i.stop()));
+    await r?.close();
+    await client?.close();
+    await emu?.close();
+    await redis?.close();
+  });
+
+  /** Injects `inbound` messages and finishes `jobs` jobs spread over `seconds`; returns what to expect. */
+  async function arrivals(
+    inbound: number,
+    jobs: number,
+    seconds: number,
+    during?: (elapsedS: number) => Promise<void>,
+  ): Promise<{ inboundIds: Set<number>; reportIds: Set<number> }> {
+    const inboundIds = new Set<number>();
+    const jobIds = new Set<number>();
+    const steps = seconds * 4;
+    const started = Date.now();
+    let job = 0;
+    for (let step = 0; step < steps; step++) {
+      const inTarget = Math.round((inbound * (step + 1)) / steps);
+      while (inboundIds.size < inTarget) {
+        const n = inboundIds.size;
+        inboundIds.add(
+          emu.control.injectInbound({ from: `+49170${String(n).padStart(7, '0')}`, text: `m${n}` }).id,
+        );
+      }
+      const jobTarget = Math.round((jobs * (step + 1)) / steps);
+      while (job < jobTarget) {
+        const base = job * RECIPIENTS;
+        job += 1;
+        const res = await client.send.sendSms({
+          Caption: 'scaling',
+          Sender: '',
+          Recipient: Array.from(
+            { length: RECIPIENTS },
+            (_, j) => `+49171${String(base + j).padStart(7, '0')}`,
+          ),
+          SMSText: 'x',
+          SmsTyp: 'Standard',
+          SendDate: null,
+        });
+        jobIds.add(res.JobId);
+      }
+      emu.control.finishJobs();
+      if (during) await during((Date.now() - started) / 1000);
+      const next = started + ((step + 1) * 1000) / 4;
+      await sleep(Math.max(0, next - Date.now()));
+    }
+    const snap = emu.control.snapshot() as {
+      accounts: { jobs: { id: number; reports?: { id: number }[] }[] }[];
+    };
+    const reportIds = new Set<number>();
+    for (const j of snap.accounts.flatMap((acc) => acc.jobs))
+      if (jobIds.has(j.id)) for (const rep of j.reports ?? []) reportIds.add(rep.id);
+    return { inboundIds, reportIds };
+  }
+
+  async function settle(expectIn: Set<number>, expectDlr: Set<number>, timeoutMs: number): Promise<string[]> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const lines = instances.flatMap((i) => i.counted());
+      const t1 = tally(lines, 'in', expectIn);
+      const t2 = tally(lines, 'dlr', expectDlr);
+      if ((t1.missing === 0 && t2.missing === 0) || Date.now() > end) break;
+      await sleep(250);
+    }
+    await sleep(3 * LEASE_S * 1000); // late duplicates would show now
+    return instances.flatMap((i) => i.counted());
+  }
+
+  it(`(a)+(d) ${INBOUND} inbound messages and ${JOBS * RECIPIENTS} reports over ${ARRIVAL_S} s, one instance killed every 5–10 s`, async () => {
+    const random = seeded(SEED);
+    watch.start();
+    let kills = 0;
+    let stopKilling = false;
+    const killer = (async () => {
+      let last = Date.now();
+      while (!stopKilling) {
+        // 5–10 s from one kill to the next (the restart's few seconds included).
+        last += 5000 + random() * 5000;
+        await sleep(Math.max(0, last - Date.now()));
+        if (stopKilling) break;
+        // Mostly the holder of the inbound lease (its log says it took it last), so failovers happen.
+        const holders = instances.filter((i) => /polls for smsgw-inbound now/.test(i.currentLog()));
+        const victim =
+          holders.length === 1 && random() < 0.75 ? holders[0]! : instances[Math.floor(random() * 2)]!;
+        watch.killed();
+        await victim.kill();
+        kills += 1;
+        await victim.start();
+      }
+    })();
+    const started = Date.now();
+    const expected = await arrivals(INBOUND, JOBS, ARRIVAL_S);
+    stopKilling = true;
+    await killer;
+    const lines = await settle(expected.inboundIds, expected.reportIds, 60_000);
+    const tin = tally(lines, 'in', expected.inboundIds);
+    const tdlr = tally(lines, 'dlr', expected.reportIds);
+    const f = watch.samples;
+    const sizes = {
+      inboundState: await r.strLen(`${PREFIX}cfg:smsgw-inbound:in:state`),
+      dlrState: await r.strLen(`${PREFIX}cfg:smsgw-dlr:dlr:state`),
+      pending:
+        (await r.hLen(`${PREFIX}cfg:smsgw-inbound:in:pending`)) +
+        (await r.hLen(`${PREFIX}cfg:smsgw-dlr:dlr:pending`)),
+    };
+    const med = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? NaN;
+    console.log(
+      `      (a) seed ${SEED}: ${kills} kills in ${((Date.now() - started) / 1000).toFixed(0)} s (A started ${a.starts}×, B ${b.starts}×)\n` +
+        `          inbound ${expected.inboundIds.size}: once ${tin.once}, twice ${tin.twice}, missing ${tin.missing}, stray ${tin.stray}, by instance ${JSON.stringify(tin.byInstance)}\n` +
+        `          reports ${expected.reportIds.size}: once ${tdlr.once}, twice ${tdlr.twice}, missing ${tdlr.missing}, stray ${tdlr.stray}, by instance ${JSON.stringify(tdlr.byInstance)}\n` +
+        `      (d) failovers of the inbound lease after a kill of its holder: ${f.length}; lapse → taken: median ${med(f.map((s) => s.lapseToAcquireMs))} ms, max ${Math.max(...f.map((s) => s.lapseToAcquireMs))} ms; ` +
+        `lapse → next poll: median ${med(f.map((s) => s.lapseToPollMs))} ms, max ${Math.max(...f.map((s) => s.lapseToPollMs))} ms; ` +
+        `kill → next poll: median ${med(f.map((s) => s.killToPollMs))} ms (lease ${LEASE_S} s)\n` +
+        `          Redis: inbound state ${sizes.inboundState} bytes, DLR state ${sizes.dlrState} bytes, pending fields ${sizes.pending}`,
+    );
+    assert.equal(expected.inboundIds.size, INBOUND);
+    assert.equal(expected.reportIds.size, JOBS * RECIPIENTS);
+    assert.ok(kills >= Math.floor(ARRIVAL_S / 10), `${kills} kills`);
+    assert.deepEqual([tin.twice, tin.missing, tin.stray], [0, 0, 0], 'inbound: each exactly once');
+    assert.deepEqual([tdlr.twice, tdlr.missing, tdlr.stray], [0, 0, 0], 'reports: each exactly once');
+    assert.ok(f.length > 0, 'at least one failover was observed');
+  });
+
+  it('(c) Redis restarted mid-run: nothing twice, nothing lost, both instances carry on', async () => {
+    await watch.stop();
+    for (const i of instances) if (!i.alive) await i.start();
+    const before = instances.flatMap((i) => i.counted()).length;
+    let restarted = false;
+    const expected = await arrivals(200, 50, 20, async (s) => {
+      if (!restarted && s >= 8) {
+        restarted = true;
+        await redis.restart(1500);
+      }
+    });
+    const lines = (await settle(expected.inboundIds, expected.reportIds, 60_000)).slice(0);
+    const tin = tally(lines, 'in', expected.inboundIds);
+    const tdlr = tally(lines, 'dlr', expected.reportIds);
+    const reconnected = instances.map((i) => (i.currentLog().match(/Redis connected/g) ?? []).length);
+    console.log(
+      `      (c) inbound ${expected.inboundIds.size}: once ${tin.once}, twice ${tin.twice}, missing ${tin.missing}; ` +
+        `reports ${expected.reportIds.size}: once ${tdlr.once}, twice ${tdlr.twice}, missing ${tdlr.missing}; ` +
+        `lines before ${before}; "Redis connected" in the logs: A ${reconnected[0]}, B ${reconnected[1]}`,
+    );
+    assert.ok(restarted);
+    assert.deepEqual([tin.twice, tin.missing], [0, 0], 'inbound: each exactly once');
+    assert.deepEqual([tdlr.twice, tdlr.missing], [0, 0], 'reports: each exactly once');
+    assert.ok(
+      instances.every((i) => i.alive),
+      'both instances still run',
+    );
+    // Both reconnected after the restart (each logs "Redis connected" at start and after each outage).
+    assert.ok(
+      reconnected.every((n) => n >= 2),
+      `reconnections ${JSON.stringify(reconnected)}`,
+    );
+  });
+});
