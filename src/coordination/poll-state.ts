@@ -85,6 +85,14 @@ export class RedisPollState<S> {
     return r === 1 ? 'staged' : r === -1 ? 'handed-over' : 'lost';
   }
 
+  /**
+   * Drops a record this instance handed on but could not note (Redis was away), whoever holds the lease now:
+   * a record that was handed on never needs to stay, and a new holder must not hand it on again.
+   */
+  async forget(key: string): Promise<void> {
+    await this.link.command(['HDEL', this.pendingKey, key]);
+  }
+
   /** False when the lease is no longer held by this token. */
   async done(hold: Hold, key: string): Promise<boolean> {
     const r = Number(await this.link.run(DONE, [this.leaseKey, this.pendingKey], [hold.token, key]));

@@ -59,6 +59,17 @@ export default (RED: NodeAPI): void => {
       () => node.users.values(),
     );
     node.coordination = startCoordination(node, def);
+    const coordination = node.coordination;
+    if (coordination) {
+      coordination.shareRate(node.reliability.flow);
+      node.reliability.gateSends({
+        problem: () => coordination.problem(),
+        ready: () => coordination.link?.ready() ?? Promise.resolve(),
+      });
+      const changed = (): void => node.reliability.gateChanged();
+      coordination.link?.on('up', changed);
+      coordination.link?.on('down', changed);
+    }
     // The one delivery-report poll shared by this config's tracking send nodes.
     attachDeliveryTracker(RED, node);
 

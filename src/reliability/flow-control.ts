@@ -76,6 +76,8 @@ export class FlowControl {
   private readonly paced = new Fifo<Waiter>();
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<(s: FlowState) => void>();
+  /** A bucket shared with other processes (Redis), asked after the local one; see `share`. */
+  private shared: (() => Promise<number>) | undefined;
 
   constructor(options: FlowControlOptions = {}) {
     this.ratePerSecond = positive('ratePerSecond', options.ratePerSecond, 0, true);
@@ -97,6 +99,15 @@ export class FlowControl {
     return this.running;
   }
 
+  /**
+   * Also takes each token from a bucket shared with other processes (several Node-RED instances on one Redis):
+   * `take` resolves 0 when it gave a token, else the milliseconds to wait before asking again. The local bucket
+   * still applies (this process never goes faster alone); when `take` fails (Redis away) the local one decides.
+   */
+  share(take: (() => Promise<number>) | undefined): void {
+    this.shared = this.ratePerSecond > 0 ? take : undefined;
+  }
+
   /** Calls `listener` whenever depth or active change; returns the unsubscribe function. */
   onChange(listener: (s: FlowState) => void): () => void {
     this.listeners.add(listener);
@@ -112,6 +123,7 @@ export class FlowControl {
    */
   run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) return Promise.reject(notSent('aborted by the caller while waiting in the queue'));
+    if (this.shared) task = this.gated(task, signal);
     if (this.waiting === 0 && this.running < this.maxConcurrent && this.take()) {
       return this.execute(task);
     }
@@ -148,6 +160,12 @@ export class FlowControl {
   /** Waits for a rate token for one more request of a running message (a lookup, a retry); no queue limit. */
   pace(signal?: AbortSignal): Promise<void> {
     if (this.ratePerSecond === 0) return Promise.resolve();
+    const local = this.paceLocal(signal);
+    const shared = this.shared;
+    return shared ? local.then(() => sharedToken(shared, signal)) : local;
+  }
+
+  private paceLocal(signal?: AbortSignal): Promise<void> {
     if (this.paced.length === 0 && this.take()) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
@@ -171,6 +189,12 @@ export class FlowControl {
   close(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+  }
+
+  /** The task, started once the shared bucket gave a token too. */
+  private gated<T>(task: () => Promise<T>, signal: AbortSignal | undefined): () => Promise<T> {
+    const shared = this.shared!;
+    return () => sharedToken(shared, signal).then(task);
   }
 
   private execute<T>(task: () => Promise<T>): Promise<T> {
@@ -249,6 +273,29 @@ export class FlowControl {
         // a status display must not break sending
       }
     }
+  }
+}
+
+/** Waits for a token of the shared bucket; gives up waiting (and lets the local bucket decide) when it fails. */
+async function sharedToken(take: () => Promise<number>, signal: AbortSignal | undefined): Promise<void> {
+  for (;;) {
+    let wait: number;
+    try {
+      wait = await take();
+    } catch {
+      return;
+    }
+    if (wait <= 0) return;
+    if (signal?.aborted) throw notSent('aborted by the caller while waiting for the shared rate limit');
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(done, wait);
+      function done(): void {
+        clearTimeout(t);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+    });
   }
 }
 

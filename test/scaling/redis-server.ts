@@ -17,7 +17,7 @@ export interface RedisServer {
   dir: string;
   /** Graceful restart (SIGTERM writes the append-only file), same port and data. */
   restart(downMs?: number): Promise<void>;
-  /** Stops the server (SIGTERM) and keeps it down until start(). */
+  /** Stops the server (SIGTERM) and keeps it down until start() (which does nothing while it runs). */
   stop(): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
@@ -82,7 +82,9 @@ export async function startRedisServer(): Promise<RedisServer> {
       await launch();
     },
     stop,
-    start: launch,
+    async start() {
+      if (!proc?.alive()) await launch();
+    },
     async close() {
       await stop();
       rmSync(dir, { recursive: true, force: true });

@@ -57,6 +57,8 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
     const health = host?.health();
     if (health?.authFailed !== undefined)
       return failed(RED._(sharedKey('status.authFailed'), { status: health.authFailed }));
+    if (health?.redisDown !== undefined)
+      return failed(RED._(sharedKey('status.redisDown'), { message: health.redisDown.split('\n')[0] }));
     if (lastWasAuth && host) {
       lastStatus = {};
       lastWasAuth = false;

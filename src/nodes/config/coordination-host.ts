@@ -9,6 +9,8 @@ import { GatewayError, isGatewayError } from '../../errors';
 import { Lease } from '../../coordination/lease';
 import { RedisPollState } from '../../coordination/poll-state';
 import { RedisLink } from '../../coordination/redis-link';
+import { SharedRate } from '../../coordination/shared-rate';
+import type { FlowControl } from '../../reliability/flow-control';
 import { sharedKey } from '../common/status';
 import type { SmsgwConfigDef, SmsgwCredentials } from './types';
 
@@ -115,6 +117,13 @@ export class CoordinationHost {
   pollState<S>(kind: string, nodeId: string): RedisPollState<S> | undefined {
     if (!this.link) return undefined;
     return new RedisPollState<S>(this.link, this.key(kind, 'lease'), this.key(kind, nodeId));
+  }
+
+  /** The config's rate limit becomes one token bucket for every instance (`<prefix><config>:rate`). */
+  shareRate(flow: FlowControl): void {
+    if (!this.link || flow.ratePerSecond <= 0) return;
+    const rate = new SharedRate(this.link, this.key('rate'), flow.ratePerSecond, flow.burst);
+    flow.share(() => rate.take());
   }
 
   /** Why coordination cannot work right now (a setting, the package, Redis unreachable), or undefined. */

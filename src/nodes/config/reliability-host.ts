@@ -11,7 +11,7 @@ import type { GatewayClient } from '../../client';
 import { GatewayError, isGatewayError } from '../../errors';
 import { clientSender } from '../../reliability/client-sender';
 import { FlowControl } from '../../reliability/flow-control';
-import { Outbox, type OutboxEntry } from '../../reliability/outbox';
+import { Outbox, type OutboxEntry, type OutboxSender } from '../../reliability/outbox';
 import { JournalStore } from '../../reliability/outbox-journal';
 import { resolveReferenceOptions, type ResolvedReferenceOptions } from '../../reliability/reference';
 import { flowOptions, referenceOf } from './client-options';
@@ -26,6 +26,14 @@ export interface ConfigHealth {
   depth: number;
   /** Messages kept in the outbox. */
   kept: number;
+  /** Coordination through Redis is on and Redis cannot be reached (why): sends wait or are refused. */
+  redisDown: string | undefined;
+}
+
+/** Why sends cannot go out now (coordination on, Redis away), and a promise of the first connection attempt. */
+export interface SendGate {
+  problem(): string | undefined;
+  ready(): Promise<void>;
 }
 
 /** An outcome of an outbox entry that no msg waits for any more (accepted before a restart or a redeploy). */
@@ -79,6 +87,7 @@ export class ReliabilityHost {
   private timer: NodeJS.Timeout | undefined;
   private readonly offFlow: () => void;
   private closed = false;
+  private gate: SendGate | undefined;
 
   constructor(
     private readonly RED: NodeAPI,
@@ -124,7 +133,34 @@ export class ReliabilityHost {
   }
 
   health(): ConfigHealth {
-    return { authFailed: this.authFailed, depth: this.flow.depth, kept: this.kept };
+    return {
+      authFailed: this.authFailed,
+      depth: this.flow.depth,
+      kept: this.kept,
+      redisDown: this.gate?.problem(),
+    };
+  }
+
+  /**
+   * Coordination through Redis is on: while Redis cannot be reached the shared rate limit cannot be kept, so
+   * sends wait in the outbox (or are refused without it) until it is back; `changed()` when that may differ.
+   */
+  gateSends(gate: SendGate): void {
+    this.gate = gate;
+  }
+
+  /** Why a send cannot go out now (after the first connection attempt to Redis), or undefined. */
+  async sendBlocked(): Promise<string | undefined> {
+    if (!this.gate) return undefined;
+    if (this.gate.problem() !== undefined) await this.gate.ready();
+    return this.gate.problem();
+  }
+
+  /** Redis came or went: the nodes show it, and what the outbox kept for it goes out at once when it is back. */
+  gateChanged(): void {
+    this.notify(true);
+    if (this.gate?.problem() !== undefined) return;
+    void this.outboxReady.then((box) => box?.flush()).catch(() => undefined);
   }
 
   /** A node using the config refreshes its status through `listener`; returns the unsubscribe function. */
@@ -225,7 +261,7 @@ export class ReliabilityHost {
       const retry = Number(settings.smsgwOutboxRetryInterval) || undefined;
       const box = await Outbox.open({
         store: new JournalStore({ file }),
-        send: clientSender(getClient()),
+        send: this.gatedSender(clientSender(getClient())),
         // As many attempts at once as the flow control lets run: the rest wait in the outbox, on disk.
         maxActive: Number.isFinite(this.flow.maxConcurrent) ? this.flow.maxConcurrent : 8,
         ...(retry ? { retryIntervalMs: retry, maxRetryIntervalMs: Math.max(retry, 60_000) } : {}),
@@ -249,6 +285,15 @@ export class ReliabilityHost {
       );
       return undefined;
     }
+  }
+
+  /** The outbox's sender, held back (kept, not sent) while the send gate is closed. */
+  private gatedSender(send: OutboxSender): OutboxSender {
+    return (entry, options) => {
+      const why = this.gate?.problem();
+      if (why === undefined) return send(entry, options);
+      return Promise.reject(redisDownError(why));
+    };
   }
 
   /** An outcome nobody waits for: to the node that submitted it, or (it is gone) to the log. */
@@ -316,6 +361,15 @@ export class ReliabilityHost {
       }
     }
   }
+}
+
+/** A send held back because Redis cannot be reached: surely not sent (the outbox keeps it). */
+export function redisDownError(why: string): GatewayError {
+  return new GatewayError(
+    'NETWORK',
+    `Redis cannot be reached (${why}): the instances share their rate limit through it, so the message waits in the outbox until Redis is back`,
+    { ambiguous: false },
+  );
 }
 
 /**

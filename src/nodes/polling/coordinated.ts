@@ -28,6 +28,13 @@ import { decodePending, encodePending } from './poll-node';
 /** Resolves after Node-RED delivered what node.send() queued before (delivery runs on setImmediate). */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/**
+ * A new holder that finds records another holder staged but did not hand on waits this long and looks again
+ * before handing them on: a holder cut off from Redis (not dead) notes the ones it did hand on as soon as it is
+ * reconnected (its reconnect tries come at least every second, redis-link.ts), so they are not repeated.
+ */
+export const TAKEOVER_GRACE_MS = 2000;
+
 /** An error of Redis (not of the gateway): the poller waits for Redis instead of backing off. */
 export class CoordinationUnavailable extends Error {}
 
@@ -57,6 +64,21 @@ export function coordinatedPolling<S extends object>(
   const store: RedisPollState<S> | undefined = host.pollState<S>(kind, node.id);
   /** Handed on, but the drop from the pending hash did not reach Redis: dropped first on the next poll. */
   const unconfirmed = new Set<string>();
+  /** The lease was just taken: records left by the previous holder get its grace (TAKEOVER_GRACE_MS). */
+  let fresh = false;
+  const forgetUnconfirmed = async (): Promise<void> => {
+    for (const key of [...unconfirmed]) {
+      await store!.forget(key);
+      unconfirmed.delete(key);
+    }
+  };
+  // Back from an outage: note what was handed on meanwhile before anyone else can take the lease and repeat it.
+  const onUp = (): void => void forgetUnconfirmed().catch(() => undefined);
+  host.link?.on('up', onUp);
+  const onTaken = (): void => {
+    fresh = true;
+  };
+  lease?.on('acquired', onTaken);
 
   const showWaiting = (): void => {
     const problem = host.problem();
@@ -97,11 +119,13 @@ export function coordinatedPolling<S extends object>(
       node.send(e.msg);
       await nextTurn();
       try {
-        if (!(await store!.done(hold, e.key))) return false;
+        if (await store!.done(hold, e.key)) continue;
+        // The lease moved on meanwhile: the record was handed on all the same, so it goes.
+        await store!.forget(e.key);
       } catch {
         unconfirmed.add(e.key);
-        return false;
       }
+      return false;
     }
     return true;
   };
@@ -117,11 +141,14 @@ export function coordinatedPolling<S extends object>(
       return;
     }
     node.status({ fill: 'blue', shape: 'dot', text: sharedKey('status.polling') });
-    for (const key of [...unconfirmed]) {
-      if (await redis(() => store.done(hold, key))) unconfirmed.delete(key);
-      else return showWaiting();
+    await redis(forgetUnconfirmed);
+    let loaded = await redis(() => store.load());
+    if (fresh && loaded.pending.length > 0) {
+      await new Promise((resolve) => setTimeout(resolve, TAKEOVER_GRACE_MS));
+      if (!lease!.isCurrent(hold)) return showWaiting();
+      loaded = await redis(() => store.load());
     }
-    const loaded = await redis(() => store.load());
+    fresh = false;
     const carried = loaded.pending.map((p: PendingEntry) => ({
       key: p.key,
       msg: decodePending([p.value])[0] as NodeMessage,
@@ -164,6 +191,8 @@ export function coordinatedPolling<S extends object>(
     async close() {
       for (const l of acquired) lease?.off('acquired', l);
       lease?.off('lost', onLost);
+      lease?.off('acquired', onTaken);
+      host.link?.off('up', onUp);
       host.link?.off('down', showWaiting);
       await host.releaseLease(kind);
     },

@@ -88,6 +88,9 @@ export async function sendMessage(
   const captionParam = captionParamOf(op);
   const caption = captionParam ? params[captionParam] : undefined;
   const box = captionParam && host ? await host.outbox() : undefined;
+  // Coordinated instances share one rate limit: while Redis is away a send waits in the outbox, or is refused.
+  const blocked = box ? undefined : await host?.sendBlocked();
+  if (blocked !== undefined) throw redisDownRefusal(blocked);
   if (box && host) {
     const r = await box.submit(op.service, op.name, params, {
       origin: ctx.origin,
@@ -108,6 +111,14 @@ export async function sendMessage(
     recovered: isRecovered(value),
     outbox: false,
   };
+}
+
+function redisDownRefusal(why: string): GatewayError {
+  return new GatewayError(
+    'NETWORK',
+    `not sent: Redis cannot be reached (${why}) and the instances share their rate limit through it; switch on the outbox to keep sends until Redis is back`,
+    { ambiguous: false },
+  );
 }
 
 /** What every send node adds to msg.payload: the caption as sent, the reference, recovered, outbox. */
