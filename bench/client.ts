@@ -14,7 +14,7 @@ import { createClientAsync } from 'soap';
 import { soap as strongSoap } from 'strong-soap';
 import { Pool, request } from 'undici';
 import type { Transport } from '../src/client';
-import { catalogue, client } from './pkg';
+import { catalogue, client, text, validate } from './pkg';
 import {
   LEGACY_PARAMS,
   RECIPIENT,
@@ -77,10 +77,33 @@ export async function cannedResponses(
 
 type Variant = [name: string, op: () => Promise<unknown>];
 
+const VARIANT_NO_REFERENCE = 'ours soap11, reference off';
+const VARIANT_FLOW = 'ours soap11 + flow control';
+
+/**
+ * CPU µs of validateParams for the benchmark's SendSMS parameters with the client's default limits (recipients,
+ * text segments): the validation every typed call runs.
+ */
+function validationUs(): number {
+  const op = catalogue.findOperation('send', 'SendSMS')!;
+  const params = { User: USER, Password: PASSWORD, ...SEND_PARAMS };
+  const limits = { maxRecipients: 1000, segments: text.DEFAULT_SEGMENT_LIMITS };
+  const n = 200_000;
+  const runs: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < n; i++) validate.validateParams(op, params, limits);
+    const c = process.cpuUsage(c0);
+    runs.push((c.user + c.system) / n);
+  }
+  return round(median(runs), 2);
+}
+
 async function variantsFor(
   url: string,
   wsdlBase: string,
   closers: (() => Promise<void>)[],
+  defaults: boolean,
 ): Promise<Variant[]> {
   const ns = DEFAULT_NAMESPACES.gateway;
   const variants: Variant[] = [];
@@ -125,6 +148,25 @@ async function variantsFor(
     const probe = await c.send.sendSms(SEND_PARAMS);
     if (!(probe.JobId > 0)) throw new Error(`client ${transport} probe: ${JSON.stringify(probe)}`);
     variants.push([`ours ${transport}`, () => c.send.sendSms(SEND_PARAMS)]);
+  }
+  if (defaults) {
+    // The cost of each default of the typed send, one at a time (validation is measured apart: it cannot be off).
+    const variant = async (name: string, extra: Record<string, unknown>): Promise<void> => {
+      const c = new GatewayClient({
+        baseUrl: url,
+        user: USER,
+        password: PASSWORD,
+        maxConnections: CONCURRENCY,
+        gatewayNamespace: ns,
+        ...extra,
+      });
+      closers.push(() => c.close());
+      if (!((await c.send.sendSms(SEND_PARAMS)).JobId > 0)) throw new Error(`${name} probe failed`);
+      variants.push([name, () => c.send.sendSms(SEND_PARAMS)]);
+    };
+    await variant(VARIANT_NO_REFERENCE, { reference: false });
+    // What the config node sets up: in flight = connections, a queue of 1000.
+    await variant(VARIANT_FLOW, { flowControl: { maxConcurrent: CONCURRENCY, maxQueue: 1000 } });
   }
   const legacy = new GatewayClient({
     baseUrl: url,
@@ -192,7 +234,7 @@ interface TargetResult {
 async function runTarget(target: string, server: ChildServer, wsdlBase: string): Promise<TargetResult> {
   const closers: (() => Promise<void>)[] = [];
   try {
-    const variants = await variantsFor(server.url, wsdlBase, closers);
+    const variants = await variantsFor(server.url, wsdlBase, closers, target === 'stub');
     const runs = new Map<string, Measured[]>(variants.map(([n]) => [n, []]));
     for (const [, op] of variants) await measureRate(op, { seconds: 0.7, concurrency: CONCURRENCY }); // JIT warm-up
     for (let r = 0; r < ROUNDS; r++) {
@@ -255,8 +297,35 @@ async function main(): Promise<void> {
     ratios[`${t.target}.soapCpuVsOurs`] = round(get('soap package').clientCpuUs / ours.clientCpuUs);
     ratios[`${t.target}.rawCpuVsOurs`] = round(get('raw undici (limit)').clientCpuUs / ours.clientCpuUs);
   }
+  // The cost of each default on the stub: client CPU µs per call it adds, and what turning it off gives.
+  const onStub = results.find((t) => t.target === 'stub');
+  let defaults: Record<string, number> | undefined;
+  if (onStub) {
+    const get = (v: string) => onStub.rows.find((r) => r.variant === v)!;
+    const ours = get('ours soap11');
+    const raw = get('raw undici (limit)');
+    const noRef = get(VARIANT_NO_REFERENCE);
+    const flow = get(VARIANT_FLOW);
+    defaults = {
+      referenceCpuUs: ours.clientCpuUs - noRef.clientCpuUs,
+      referenceOffVsRaw: round(noRef.rate / raw.rate),
+      flowControlCpuUs: flow.clientCpuUs - ours.clientCpuUs,
+      withFlowControlVsRaw: round(flow.rate / raw.rate),
+      validationCpuUs: validationUs(),
+      oursCpuUs: ours.clientCpuUs,
+      rawCpuUs: raw.clientCpuUs,
+    };
+    console.log(`cost of the defaults (client CPU µs per call): ${JSON.stringify(defaults)}`);
+  }
   console.log(`\nratios: ${JSON.stringify(ratios)}`);
-  emit('client', { concurrency: CONCURRENCY, seconds: SECONDS, rounds: ROUNDS, targets: results, ratios });
+  emit('client', {
+    concurrency: CONCURRENCY,
+    seconds: SECONDS,
+    rounds: ROUNDS,
+    targets: results,
+    ratios,
+    defaults,
+  });
 }
 
 if (require.main === module) {

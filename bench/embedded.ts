@@ -113,7 +113,8 @@ export interface Runtime {
   stop(): Promise<void>;
 }
 
-export async function startRuntime(): Promise<Runtime> {
+/** `modules`: other packages of this checkout's node_modules to install beside ours (node-red-contrib-soap). */
+export async function startRuntime(modules: string[] = []): Promise<Runtime> {
   const RED = nodeRed as unknown as Embedded;
   const userDir = mkdtempSync(join(tmpdir(), 'smsgw-bench-red-'));
   // The config node's credentials come from the (unencrypted) credentials file; later deploys keep them.
@@ -131,6 +132,8 @@ export async function startRuntime(): Promise<Runtime> {
   // and never register their message catalogues (every status text a missed, slow lookup).
   mkdirSync(join(userDir, 'node_modules', '@smsgw'), { recursive: true });
   symlinkSync(ROOT, join(userDir, 'node_modules', '@smsgw', 'node-red-sms-gateway'), 'dir');
+  for (const m of modules)
+    symlinkSync(join(ROOT, 'node_modules', m), join(userDir, 'node_modules', m), 'dir');
   RED.init(createServer(), {
     userDir,
     httpAdminRoot: false,

@@ -78,23 +78,28 @@ export const startEmulatorChild = (
   );
 
 /**
- * A QueryReceivedDLR SOAP 1.1 answer with `n` delivery reports (5,000: ~2.2 MB), the large answer the decode and
- * invoke benchmarks read.
+ * A QueryReceivedDLR SOAP 1.1 answer with `n` delivery reports (5,000: ~2.2 MB), the large answer the decode,
+ * invoke, DLR page and anchor benchmarks read; `at` numbers and dates the reports (fresh pages for a trigger).
  */
-export function dlrResponse(n: number): string {
+export function dlrResponse(n: number, at?: { firstId: number; dateMs: number }): string {
   const parts: string[] = [
     '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" ',
     'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><soap:Body>',
     `<QueryReceivedDLRResponse xmlns="${DEFAULT_NAMESPACES.gateway}"><QueryReceivedDLRResult><StatusCode>Ok</StatusCode><Value>`,
   ];
+  const firstId = at?.firstId ?? 100000;
   for (let i = 0; i < n; i++) {
     const done =
       i % 7 === 0
         ? '0001-01-01T00:00:00'
         : `2026-11-${String(10 + (i % 18))}T10:${String(i % 60).padStart(2, '0')}:03.1234567+01:00`;
+    // With `at`: report dates one ms apart from at.dateMs (a page a cursor can move past).
+    const date = at
+      ? new Date(at.dateMs + i).toISOString()
+      : `2026-11-22T09:${String(i % 60).padStart(2, '0')}:00.25Z`;
     parts.push(
-      `<SMSReport><Id>${100000 + i}</Id><Recipient>+4917${String(10000000 + i * 7)}</Recipient><JobId>${5000 + (i >> 3)}</JobId>` +
-        `<Status>${i % 5 ? 'Delivered' : 'Buffered &amp; retrying'}</Status><Date>2026-11-22T09:${String(i % 60).padStart(2, '0')}:00.25Z</Date>` +
+      `<SMSReport><Id>${firstId + i}</Id><Recipient>+4917${String(10000000 + i * 7)}</Recipient><JobId>${5000 + (i >> 3)}</JobId>` +
+        `<Status>${i % 5 ? 'Delivered' : 'Buffered &amp; retrying'}</Status><Date>${date}</Date>` +
         `<MsgCode>${i % 3}</MsgCode><MsgText>Delivered ${i}; T-Mobile DE, 1/1</MsgText>` +
         `<DoneDate>${done}</DoneDate><DoneDateTimeZoneOffset>60</DoneDateTimeZoneOffset><Sequence>${i % 4}</Sequence>` +
         `<Caption>Campaign Nov/${i % 10} — Grüße</Caption><CreateDate>2026-11-22T08:00:00</CreateDate></SMSReport>`,

@@ -3,6 +3,8 @@
  * bench/run.ts (one `BENCH_RESULT <json>` line on stdout).
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -67,7 +69,14 @@ export async function startChild(
   config: unknown,
   execArgv: string[] = [],
 ): Promise<ChildServer> {
-  const child = fork(join(__dirname, 'servers', script), [JSON.stringify(config)], {
+  let arg = JSON.stringify(config);
+  if (arg.length > 64 * 1024) {
+    // Too long for a command line (a 2.2 MB canned answer): handed over as a file.
+    const file = join(mkdtempSync(join(tmpdir(), 'smsgw-bench-')), 'config.json');
+    writeFileSync(file, arg);
+    arg = `@${file}`;
+  }
+  const child = fork(join(__dirname, 'servers', script), [arg], {
     cwd: ROOT,
     execArgv: ['--require', 'tsx/cjs', ...execArgv],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

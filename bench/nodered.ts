@@ -154,15 +154,21 @@ async function main(): Promise<void> {
     await emu.stop();
   }
   const [c, f] = phases as [Phase, Phase, Phase];
+  const burst = phases.find((p) => p.phase === 'flow burst (all at once)')!;
+  const capped = phases.find((p) => p.phase === 'flow burst, default queue')!;
   const ratios = {
     flowVsClient: round(f.rate / c.rate),
     flowCpuVsClientCpu: round(f.cpuUsPerMsg / c.cpuUsPerMsg),
+    // Peak heap above idle per msg of the burst, all queued (the queue raised to hold them) and as installed:
+    // the default queue (1000) holds at most that many, the rest is refused at once, so the heap is bounded.
+    burstHeapBytesPerQueuedMsg: Math.round((burst.extraHeapMB * 1e6) / MESSAGES),
+    defaultQueueBurstExtraHeapMB: capped.extraHeapMB,
   };
   printTable(
     `Node-RED smsgw-send-sms vs client alone, ${MESSAGES} messages, emulator in its own process`,
     phases.map((p) => ({ ...p })),
   );
-  console.log(`ratios ${JSON.stringify(ratios)}  (target flowVsClient >= 0.7)`);
+  console.log(`ratios ${JSON.stringify(ratios)}  (target flowVsClient >= 0.9)`);
   console.log(`live heap per call waiting for a connection (bytes): ${JSON.stringify(pending)}`);
   emit('nodered', {
     livePerPendingCallBytes: pending,
@@ -170,7 +176,7 @@ async function main(): Promise<void> {
     window: WINDOW,
     phases,
     ratios,
-    targets: { 'flow >= 0.7x client': ratios.flowVsClient >= 0.7 },
+    targets: { 'flow >= 0.9x client': ratios.flowVsClient >= 0.9 },
   });
   process.exit(0);
 }

@@ -22,3 +22,5 @@ export const values = from<typeof import('../src/soap/values')>('soap/values');
 export const emulator = from<typeof import('../src/emulator')>('emulator');
 export const reliability = from<typeof import('../src/reliability')>('reliability');
 export const atomicFile = from<typeof import('../src/reliability/atomic-file')>('reliability/atomic-file');
+export const validate = from<typeof import('../src/client/validate')>('client/validate');
+export const text = from<typeof import('../src/text')>('text');

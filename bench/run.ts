@@ -4,7 +4,7 @@
  * versions and the load average. BENCH_ONLY=client,decode runs a subset; BENCH_SKIP_BUILD=1 skips the build.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './lib';
@@ -19,8 +19,10 @@ const ALL = [
   'polling',
   'footprint',
   'invoke',
+  'anchor',
+  'dlr-page',
   'outbox',
-];
+].filter((name) => existsSync(join(__dirname, `${name}.ts`)));
 const only = process.env.BENCH_ONLY?.split(',');
 
 function version(pkg: string): string {
@@ -103,6 +105,7 @@ async function main(): Promise<void> {
       'strong-soap': version('strong-soap'),
       'node-red': version('node-red'),
       autocannon: version('autocannon'),
+      'node-red-contrib-soap': version('node-red-contrib-soap'),
     },
     benchmarks: only ? { ...(previous.benchmarks ?? {}) } : {},
     seconds: 0,

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 /** The child side of bench/lib.ts startChild: announce the URL, answer CPU questions over IPC. */
 export function announce(url: string, extra?: (msg: Record<string, unknown>) => unknown): void {
   process.on('message', (m: Record<string, unknown> & { id: number; cmd: string }) => {
@@ -12,4 +14,8 @@ export function announce(url: string, extra?: (msg: Record<string, unknown>) => 
   process.on('disconnect', () => process.exit(0));
 }
 
-export const config = <T>(): T => JSON.parse(process.argv[2] ?? '{}') as T;
+/** The server's config: JSON in argv[2], or `@file` for one too large for a command line (bench/lib.ts). */
+export const config = <T>(): T => {
+  const arg = process.argv[2] ?? '{}';
+  return JSON.parse(arg.startsWith('@') ? readFileSync(arg.slice(1), 'utf8') : arg) as T;
+};

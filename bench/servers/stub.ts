@@ -1,7 +1,8 @@
 /**
  * A fixed-response server in its own process (the issue's baseline): answers each request with a body chosen
  * by method, path (without query) and SOAP version, after reading the request body. Nothing is parsed.
- * Config: { responses: { "<METHOD> <path> <soap11|soap12|form>": { type, body } }, wsdl?: {path: body} }.
+ * Config: { responses: { "<METHOD> <path> <soap11|soap12|form>": { type, body } } }. `{{self}}` in a body becomes
+ * the stub's own origin (a WSDL whose address must point back at the stub).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,9 +14,11 @@ interface Canned {
 }
 const cfg = config<{ responses: Record<string, Canned> }>();
 const table = new Map<string, { head: Record<string, string | number>; body: Buffer }>();
-for (const [k, v] of Object.entries(cfg.responses)) {
-  const body = Buffer.from(v.body, 'utf8');
-  table.set(k, { head: { 'Content-Type': v.type, 'Content-Length': body.length }, body });
+function fill(self: string): void {
+  for (const [k, v] of Object.entries(cfg.responses)) {
+    const body = Buffer.from(v.body.replaceAll('{{self}}', self), 'utf8');
+    table.set(k, { head: { 'Content-Type': v.type, 'Content-Length': body.length }, body });
+  }
 }
 
 const server = createServer((req, res) => {
@@ -41,5 +44,7 @@ const server = createServer((req, res) => {
   });
 });
 server.listen(0, '127.0.0.1', () => {
-  announce(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  const self = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fill(self);
+  announce(self);
 });
