@@ -7,6 +7,7 @@ import { failed, idle, sharedKey } from '../common/status';
 import type { GatewayWarning } from '../../client';
 import { warnOnce, type Unusable } from './odd-records';
 import { CoordinationUnavailable, coordinatedPolling } from './coordinated';
+import { emitInBatches } from './emit';
 
 /** Smallest poll interval accepted, in seconds (a gateway is not a message bus). */
 export const MIN_INTERVAL_S = 1;
@@ -162,7 +163,14 @@ export function setupPolling<S extends object>(
       pending = [];
     }
     if (signal.aborted) return;
-    for (const m of result.messages) node.send(m);
+    if (
+      !(await emitInBatches(
+        (m) => node.send(m),
+        result.messages,
+        () => signal.aborted,
+      ))
+    )
+      return;
     // The poll still advances past them: they are in the state as seen and reported this once.
     for (const u of result.unusable ?? []) node.error(u.error, u.msg);
     state = result.state;
