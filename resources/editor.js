@@ -17,6 +17,12 @@ window.smsgwEditor = window.smsgwEditor || (function () {
 
     function typesFor(param) {
         var t = param.type;
+        if (param.choices) {
+            // A list of the values the spec names, where it does not close the list: the parameter's own
+            // type stays offered for any other code (the legacy SmsTyp: 1 and 18 named, the rest "not shown").
+            var own = t === 'int' || t === 'double' ? 'num' : 'str';
+            return [{ value: 'enum', label: param.label || t, options: param.choices }, own].concat(COMMON);
+        }
         if (param.values) {
             return [{ value: 'enum', label: t, options: param.values }].concat(COMMON);
         }
@@ -34,15 +40,37 @@ window.smsgwEditor = window.smsgwEditor || (function () {
         return field;
     }
 
-    // One typedInput row per parameter of the chosen operation; rows keep values across operations.
-    function paramRows(container, op, values) {
+    /** A node's own message for key, or undefined when its locale has none (RED._ then answers the key). */
+    function ownText(nodeType, key) {
+        if (!nodeType) { return undefined; }
+        var full = '@smsgw/node-red-sms-gateway/' + nodeType + ':' + nodeType + '.' + key;
+        var text = RED._(full);
+        return text && text !== full && text !== nodeType + '.' + key ? text : undefined;
+    }
+
+    // One typedInput row per parameter of the chosen operation; rows keep values across operations. A node
+    // whose locale names its parameters (param.<Name>, placeholder.<Name>, choice.<Name>.<value>) shows those
+    // words; the API name stays in the label's tooltip.
+    function paramRows(container, op, values, nodeType) {
         container.empty();
         if (!op) { return; }
         op.params.forEach(function (p, i) {
             var row = $('<div class="form-row"></div>').appendTo(container);
-            $('<label></label>').attr('for', 'smsgw-param-' + i).text(p.name).attr('title', p.doc || p.type).appendTo(row);
+            var label = ownText(nodeType, 'param.' + p.name);
+            $('<label></label>').attr('for', 'smsgw-param-' + i).text(label || p.name)
+                .attr('title', (label ? p.name + ': ' : '') + (p.doc || p.type)).appendTo(row);
+            var placeholder = ownText(nodeType, 'placeholder.' + p.name);
+            if (placeholder === undefined) { placeholder = p.optional ? p.type + ' (optional)' : p.type; }
             var input = $('<input type="text" style="width:70%">').attr('id', 'smsgw-param-' + i)
-                .attr('data-param', p.name).attr('placeholder', p.optional ? p.type + ' (optional)' : p.type).appendTo(row);
+                .attr('data-param', p.name).attr('placeholder', placeholder).appendTo(row);
+            if (p.choices) {
+                // "not set" first, so an untouched row stays blank (the runtime's default applies)
+                p = $.extend({}, p, { label: label || p.name, choices: [{ value: '', label: ownText(nodeType, 'choice.none') || '-' }]
+                    .concat(p.choices.map(function (c) {
+                        var note = ownText(nodeType, 'choice.' + p.name + '.' + c.value);
+                        return { value: c.value, label: c.label + (note ? ' ' + note : '') };
+                    })) });
+            }
             var types = typesFor(p);
             var allowed = types.map(function (t) { return typeof t === 'string' ? t : t.value; });
             var stored = values[p.name] || p.default || { value: '', type: allowed[0] };
@@ -66,7 +94,7 @@ window.smsgwEditor = window.smsgwEditor || (function () {
             var type = input.typedInput('type');
             var value = input.typedInput('value');
             var untouched = input.attr('data-default') === JSON.stringify({ value: value, type: type });
-            if (untouched || ((type === 'str' || type === 'num') && String(value).trim() === '')) {
+            if (untouched || ((type === 'str' || type === 'num' || type === 'enum') && String(value).trim() === '')) {
                 delete out[input.attr('data-param')];
             } else {
                 out[input.attr('data-param')] = { value: value, type: type };
@@ -241,10 +269,36 @@ window.smsgwEditor = window.smsgwEditor || (function () {
         var shown = false;
         operationSelect($('#node-input-operation'), nodeType, node.operation, function (op) {
             if (shown) { values = collectParams(container, values); }
-            paramRows(container, op, values);
+            paramRows(container, op, values, nodeType);
+            textCounter(container, op);
             shown = true;
         });
         node._smsgwCollect = function () { return shown ? collectParams(container, values) : node.params; };
+    }
+
+    // The segment counter of the send dialog under a text parameter's row (SMSText, Msg), while it is a text.
+    var TEXT_PARAMS = ['SMSText', 'Msg'];
+    // With the operation and a fixed SmsTyp it also warns when the text is longer than that type takes.
+    function textCounter(container, op) {
+        var row = function (name) { return container.find('input[data-param="' + name + '"]'); };
+        var field = row(TEXT_PARAMS[0]).add(row(TEXT_PARAMS[1])).first();
+        if (field.length === 0 || !op) { return; }
+        var info = $('<div class="form-tips smsgw-text-analysis" style="margin:4px 0 0 104px; width:70%"></div>')
+            .insertAfter(field.closest('.form-row'));
+        var type = row('SmsTyp');
+        var analyse = segmentCounter(info, function () {
+            var now = { text: field.typedInput('type') === 'str' ? String(field.typedInput('value') || '') : undefined };
+            var fixed = type.length === 0 || ['enum', 'str', 'num'].indexOf(type.typedInput('type')) >= 0;
+            if (fixed) {
+                now.operation = op.key;
+                if (type.length > 0 && String(type.typedInput('value')).trim() !== '') { now.smsType = type.typedInput('value'); }
+            }
+            return now;
+        });
+        onTyping(field, analyse);
+        if (type.length > 0) { type.on('change', analyse); }
+        $('#node-input-gateway').off('change.smsgwText').on('change.smsgwText', analyse);
+        analyse();
     }
 
     function operationSave(node) {

@@ -72,6 +72,13 @@ function legacyInfo(jobType: string): SmsTypeInfo | undefined {
   return info;
 }
 
+/**
+ * The older service's text SmsTyp codes as we read them (JobType positions, docs/assumptions.md), for the
+ * legacy send dialog's list: the code and its JobType.
+ */
+export const legacySmsTypeCodes = (): { code: string; jobType: string }[] =>
+  JOB_TYPES.filter((j) => TEXT_JOB_TYPES.has(j)).map((j) => ({ code: String(codeOf(j)), jobType: j }));
+
 /** A typed SmsType value; undefined for anything else (not checked). */
 export const smsTypeInfo = (value: unknown): SmsTypeInfo | undefined =>
   typeof value === 'string' ? TYPED[value] : undefined;

@@ -490,6 +490,58 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     }
   });
 
+  it('legacy send: labels instead of wire names, a list for the SMS type, the segment counter and its warning', async function () {
+    const node = examplesForDeploy(stack.emulator.url).find(
+      (n) => n.type === 'smsgw-legacy-send-text' && n.operation === 'SendText',
+    );
+    assert.ok(node, 'an example has a legacy SendText node');
+    await page.click(`#red-ui-tab-${String(node.z)} a`);
+    await openEditDialog(page, node.id);
+    await page.waitForSelector('#smsgw-legacy-send-text-params input[data-param="SMSText"]', {
+      state: 'attached',
+      timeout: 10000,
+    });
+    const labels = await page.$$eval('#smsgw-legacy-send-text-params label', (ls) =>
+      ls.map((l) => (l.textContent ?? '').trim()),
+    );
+    assert.deepEqual(labels, ['Caption', 'Sender', 'Recipient', 'Text', 'SMS type', 'Send at']);
+    const placeholders = await page.$$eval('#smsgw-legacy-send-text-params input[data-param]', (is) =>
+      is.map((i) => i.getAttribute('placeholder') ?? ''),
+    );
+    assert.ok(!placeholders.some((p) => /^(string|int|dateTime)\b/.test(p)), placeholders.join(' | '));
+    // The SMS type: the example's "1" as saved, and a list offering the spec's codes with their names
+    const smsType = (fn: string, arg?: string) =>
+      page.evaluate(
+        ([f, a]) => {
+          const $ = (window as unknown as { $: (s: string) => { typedInput(...x: string[]): unknown } }).$;
+          const field = $('#smsgw-legacy-send-text-params input[data-param="SmsTyp"]');
+          return (a === undefined ? field.typedInput(f!) : field.typedInput(f!, a)) as string;
+        },
+        [fn, arg] as const,
+      );
+    assert.deepEqual([await smsType('type'), await smsType('value')], ['str', '1']);
+    await smsType('type', 'enum');
+    await smsType('value', '18');
+    const options = await page.$$eval('.red-ui-typedInput-option-label', (os) =>
+      os.map((o) => (o.textContent ?? '').trim()),
+    );
+    assert.ok(options.includes('18 HighQuality (Sender is used)'), options.join(' | '));
+    // The segment counter under the text, and the length check of the chosen SMS type as the node makes it
+    const info = page.locator('#smsgw-legacy-send-text-params .smsgw-text-analysis');
+    await setTypedString(page, 'smsgw-param-3', 'a'.repeat(200));
+    await page.waitForFunction(
+      () =>
+        /2 segments: SmsTyp 18 \(HighQuality\) allows 1 segment; SmsTyp 19 \(HighQualityLong\) allows up to 10/.test(
+          document.querySelector('#smsgw-legacy-send-text-params .smsgw-too-long')?.textContent ?? '',
+        ),
+      undefined,
+      { timeout: 10000 },
+    );
+    assert.match(await info.innerText(), /GSM-7 · 2 segment/);
+    await page.click('#node-dialog-cancel');
+    await page.waitForSelector('#node-dialog-cancel', { state: 'hidden' });
+  });
+
   it("any operation: the dialog offers the chosen service's operations, shows a known one's parameters, a path row only for another path", async function () {
     const node = examplesForDeploy(stack.emulator.url).find(
       (n) => n.type === 'smsgw-call' && n.operation === 'QueryJobs',

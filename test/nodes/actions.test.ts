@@ -143,6 +143,26 @@ describe('nodes: action nodes other than send-sms', () => {
       assert.equal(job?.caption, p.caption);
     });
 
+    for (const operation of ['SendText', 'SendSMS']) {
+      it(`SmsTyp chosen from the dialog's list (typedInput type enum) goes out as its code (${operation})`, async () => {
+        await loadFlow(
+          flowWith(env.emu.url, [
+            legacy(operation, {
+              Recipient: { value: '+4917055555555', type: 'str' },
+              Sender: { value: 'Plant', type: 'str' },
+              SmsTyp: { value: '18', type: 'enum' },
+            }),
+          ]),
+        );
+        const out = nextMessage('out');
+        send('n1', { payload: `list ${operation}`, topic: 'list' });
+        const p = (await out).payload as { JobId: string };
+        const job = emulatedJob(env, Number(p.JobId));
+        // 18 is one of the two codes the spec names as using the Sender
+        assert.deepEqual([job?.typ, job?.sender, job?.text], ['HighQuality', 'Plant', `list ${operation}`]);
+      });
+    }
+
     it('msg.params and msg.operation override (SendSMS2 with a recipient list)', async () => {
       await loadFlow(flowWith(env.emu.url, [legacy('SendText')]));
       const out = nextMessage('out');

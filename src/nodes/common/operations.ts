@@ -1,6 +1,7 @@
 import { ENUMS, OPERATIONS, findOperation } from '../../catalogue';
 import type { OperationDef, ParamDef, ServiceName, TypeRef } from '../../catalogue';
 import { GatewayError } from '../../errors';
+import { legacySmsTypeCodes } from '../../text/limits';
 import { toDate, toInt, toRecipients, toText } from './props';
 import type { TypedValue } from '../config/types';
 
@@ -189,11 +190,29 @@ export const PARAM_DEFAULTS: Readonly<Record<string, Readonly<Record<string, Typ
   },
 };
 
+/** One entry of a parameter's list in the dialog: the value sent and what the list shows. */
+export interface ParamChoice {
+  value: string;
+  label: string;
+}
+
+/**
+ * A list for a parameter whose code list the spec does not show, offered beside free input of the
+ * parameter's own type. The legacy SmsTyp: the spec names 1 and 18 (the types that use Sender); the other
+ * codes are our documented reading (JobType positions, docs/assumptions.md), the same the length check uses.
+ */
+export const PARAM_CHOICES: Readonly<Record<string, Readonly<Record<string, readonly ParamChoice[]>>>> = {
+  'smsgw-legacy-send-text': {
+    SmsTyp: legacySmsTypeCodes().map(({ code, jobType }) => ({ value: code, label: `${code} ${jobType}` })),
+  },
+};
+
 interface EditorParam {
   name: string;
   type: string;
   optional: boolean;
   values?: readonly string[];
+  choices?: readonly ParamChoice[];
   doc?: string;
   default?: TypedValue;
 }
@@ -216,6 +235,8 @@ export function editorCatalogue(): Record<string, { key: string; doc: string; pa
           const ep: EditorParam = { name: p.name, type: typeLabel(p.type), optional: !!p.optional };
           if (p.type.kind === 'enum') ep.values = p.allowed ?? ENUMS[p.type.name]?.values ?? [];
           if (p.doc) ep.doc = p.doc;
+          const choices = PARAM_CHOICES[nodeType]?.[p.name];
+          if (choices) ep.choices = choices;
           const dflt = PARAM_DEFAULTS[nodeType]?.[p.name];
           if (dflt) ep.default = dflt;
           return ep;
