@@ -10,6 +10,7 @@ import {
   readBase64,
   readBoolean,
   readDouble,
+  memberReader,
   readEnum,
   readInt,
   readString,
@@ -28,7 +29,7 @@ export interface PrimPlan {
   readonly k: typeof PRIM;
   readonly r: typeof READ_STRING | typeof READ_INT | typeof READ_OTHER;
   readonly read: Reader;
-  /** The XML type's name, for warnings (`int`, `dateTime`, `enum`). */
+  /** The XML type's name, for warnings (`int`, `dateTime`, an enum's name such as `JobStatus`). */
   readonly type: string;
 }
 
@@ -77,6 +78,7 @@ export function absentValue(type: TypeRef): unknown {
 
 class PlanCache {
   private readonly complex = new Map<string, ComplexPlan>();
+  private readonly enums = new Map<string, PrimPlan>();
   private readonly prims: Record<string, PrimPlan>;
 
   constructor(zoneless: Zoneless) {
@@ -93,7 +95,6 @@ class PlanCache {
       boolean: p(readBoolean, 'boolean'),
       dateTime: p(dateReader(zoneless), 'dateTime'),
       base64Binary: p(readBase64, 'base64Binary'),
-      enum: p(readEnum, 'enum'),
     };
   }
 
@@ -102,12 +103,24 @@ class PlanCache {
       case 'primitive':
         return this.prims[type.name] as PrimPlan;
       case 'enum':
-        return this.prims.enum as PrimPlan;
+        return this.enumPlan(type.name);
       case 'list':
         return { k: LIST, item: this.plan(type.item), itemName: type.itemElement };
       case 'complex':
         return this.complexPlan(type.name);
     }
+  }
+
+  /** Listed names as written; an unlisted one is kept as text with a warning, but for an open enum. */
+  private enumPlan(name: string): PrimPlan {
+    let plan = this.enums.get(name);
+    if (!plan) {
+      const def = enumType(name);
+      const read = def.open ? readEnum : memberReader(name, def.values);
+      plan = { k: PRIM, r: READ_OTHER, read, type: name };
+      this.enums.set(name, plan);
+    }
+    return plan;
   }
 
   private complexPlan(name: string): ComplexPlan {

@@ -49,12 +49,25 @@ export const readString: Reader = (s) => s;
 
 export const readBase64: Reader = (s) => parseBase64(s);
 
-/** Enum names are kept as written, known or not (see docs/assumptions.md); only empty text is an error. */
+/** Any non-empty name (an open enum: more members exist than the spec lists); empty text is an error. */
 export function readEnum(s: string): string {
   if (s.length > 0 && s.charCodeAt(0) > 32 && s.charCodeAt(s.length - 1) > 32) return s;
   const t = s.trim();
   if (!t) throw new ValueFormatError('enum', s);
   return t;
+}
+
+/**
+ * One enum's listed names. Anything else throws, so the decoder keeps it as the text the service wrote and warns
+ * once (see docs/assumptions.md): a new member must neither fail a page nor pass unnoticed.
+ */
+export function memberReader(name: string, members: readonly string[]): Reader {
+  const known = new Set(members);
+  return (s) => {
+    const v = readEnum(s);
+    if (!known.has(v)) throw new ValueFormatError(name, s);
+    return v;
+  };
 }
 
 const digit = (s: string, i: number): number => {

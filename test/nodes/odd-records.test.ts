@@ -217,6 +217,64 @@ describe('nodes: one odd record never blocks a poller (fake gateway)', () => {
   });
 });
 
+describe('nodes: odd values in what an action node outputs (fake gateway)', () => {
+  let env: Env;
+  let stub: Stub;
+  before(async () => {
+    env = await startEnv();
+    stub = await new Stub().start();
+    const jobs = [
+      '<dbSMSJob><Id>1</Id><Status>Erledigt</Status><Amount>0.09</Amount></dbSMSJob>',
+      '<dbSMSJob><Id>2</Id><Status>Versendet</Status><Amount>n/a</Amount></dbSMSJob>',
+      '<dbSMSJob><Id>3</Id><Status>Offen</Status><Amount>0.09</Amount></dbSMSJob>',
+    ];
+    const body = soapResult('QueryJobs', `<StatusCode>Ok</StatusCode><Value>${jobs.join('')}</Value>`, NS);
+    stub.handler = (_r, res) => reply(res, 200, 'text/xml; charset=utf-8', body);
+  });
+  after(async () => {
+    await stopEnv(env);
+    await stub.stop();
+  });
+  afterEach(() => helper.unload());
+
+  it('query jobs: every record is output, odd values as their text; one warning per field, not per call', async () => {
+    await loadFlow(
+      flowWith(
+        stub.url,
+        [
+          {
+            id: 'n1',
+            type: 'smsgw-query-jobs',
+            gateway: 'cfg',
+            operation: 'QueryJobs',
+            params: {},
+            wires: [['out']],
+          },
+        ],
+        { gatewayNamespace: NS },
+      ),
+    );
+    for (let call = 0; call < 2; call++) {
+      const out = collect('out');
+      send('n1', { payload: call });
+      await waitFor(() => out.messages.length === 1);
+      out.stop();
+      const jobs = out.messages[0]!.payload as Array<Record<string, unknown>>;
+      assert.deepEqual(
+        jobs.map((j) => [j.Id, j.Status, j.Amount]),
+        [
+          [1, 'Erledigt', 0.09],
+          [2, 'Versendet', 'n/a'],
+          [3, 'Offen', 0.09],
+        ],
+      );
+    }
+    const warned = warnings('n1');
+    assert.equal(warned.length, 2, warned.join(' | '));
+    assert.ok(warned.some((w) => /oddValue|dbSMSJob\.Status/.test(w)));
+  });
+});
+
 describe('nodes: warnOnce (what a trigger logs of tolerant decoding)', () => {
   it('warns once per operation and field, naming the operation, the field and the value', () => {
     const logged: string[] = [];

@@ -100,6 +100,39 @@ describe('soap/decode', () => {
       );
     });
 
+    it("an enum member the catalogue does not list is kept as written (no warning); an empty one is kept as '' with one", () => {
+      const queryJobs = findOperation('information', 'QueryJobs')!;
+      const jobs = ['Erledigt', 'Versendet', '', 'Offen'].map(
+        (status, i) => `<dbSMSJob><Id>${i + 1}</Id><Typ>Standart</Typ><Status>${status}</Status></dbSMSJob>`,
+      );
+      const xml =
+        '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><QueryJobsResponse xmlns="urn:x">' +
+        `<QueryJobsResult><StatusCode>Ok</StatusCode><Value>${jobs.join('')}</Value></QueryJobsResult>` +
+        '</QueryJobsResponse></soap:Body></soap:Envelope>';
+      const warnings: DecodeWarning[] = [];
+      const result = decodeChunks(queryJobs, 'soap11', Buffer.from(xml), [], undefined, (w) =>
+        warnings.push(w),
+      );
+      const value = (result as { Value: Array<Record<string, unknown>> }).Value;
+      assert.deepEqual(
+        value.map((j) => [j.Id, j.Status]),
+        [
+          [1, 'Erledigt'],
+          [2, 'Versendet'],
+          [3, ''],
+          [4, 'Offen'],
+        ],
+      );
+      assert.deepEqual(
+        warnings.map((w) => [w.operation, w.field, w.value, w.type]),
+        [['QueryJobs', 'dbSMSJob.Status', 'Versendet', 'JobStatus']],
+      );
+      assert.equal(
+        warnings[0]!.message,
+        'QueryJobs: dbSMSJob.Status = "Versendet" is not a valid JobStatus; kept as text',
+      );
+    });
+
     it('an unknown element inside a list is skipped, as XmlSerializer does, not read as a record of defaults', () => {
       const xml = page(['<Id>1</Id>', '<Id>2</Id>']).replace(
         '</SMSReport><SMSReport>',

@@ -1,6 +1,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { attachConfig, requireConfig } from '../config/config';
 import { callOperation } from '../config/gateway';
+import { warnOnce } from '../polling/odd-records';
 import { emitRestored } from '../send/restored';
 import { sendMessage, sentFields } from '../send/send-path';
 import { onInput, type InputResult } from './input';
@@ -35,11 +36,14 @@ export function setupMultiOperation(
   // Legacy sends go through the outbox: their outcomes after a restart come back here.
   if ((NODE_OPERATIONS[nodeType] ?? []).some((key) => operationOf(key).sends === true))
     emitRestored(RED, node, config, output);
+  // Odd values in an answer (kept as text, tolerant decoding): one node.warn per operation and field.
+  const onWarning = warnOnce(RED, node);
   onInput(RED, node, output, async (msg, signal, ctx) => {
     const cfg = requireConfig(config);
     const op = selectOperation(nodeType, def.operation, msgOverride(msg, 'operation'));
     const params = await resolveParams(RED, node, nodeType, msg, op, def.params);
-    if (op.sends !== true) return present(op, await callOperation(cfg.getClient(), op, params, signal));
+    if (op.sends !== true)
+      return present(op, await callOperation(cfg.getClient(), op, params, signal, undefined, onWarning));
     // Sends (the older service's) carry the reference and may go through the outbox.
     const sent = await sendMessage(cfg, op, params, signal, ctx);
     const result = present(op, sent.value);

@@ -1,12 +1,12 @@
 import type { OperationDef } from '../../catalogue';
-import type { GatewayClient } from '../../client';
+import type { GatewayClient, GatewayWarning } from '../../client';
 import { GatewayError } from '../../errors';
 import { methodName } from '../../client';
 import type { ServiceKind } from './types';
 
 type Method = (
   params: Record<string, unknown>,
-  options?: { signal?: AbortSignal; reference?: string },
+  options?: { signal?: AbortSignal; reference?: string; onWarning?: (warning: GatewayWarning) => void },
 ) => Promise<unknown>;
 
 /** The client's method name of each operation (methodName splits the name with a regular expression). */
@@ -31,13 +31,18 @@ export function callOperation(
   params: Record<string, unknown>,
   signal: AbortSignal,
   reference?: string,
+  onWarning?: (warning: GatewayWarning) => void,
 ): Promise<unknown> {
   const group = (client as unknown as Record<string, Record<string, unknown> | undefined>)[op.service];
   const fn = group?.[methodOf(op)];
   if (typeof fn !== 'function') {
     return Promise.reject(new GatewayError('CONFIG', `the client offers no ${op.service}.${methodOf(op)}()`));
   }
-  return (fn as Method).call(group, params, reference ? { signal, reference } : { signal });
+  return (fn as Method).call(group, params, {
+    signal,
+    ...(reference ? { reference } : {}),
+    ...(onWarning ? { onWarning } : {}),
+  });
 }
 
 /** Balance in credits from QueryAccountBalance, or QueryBalance2 of the older service. */
