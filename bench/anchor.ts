@@ -34,6 +34,8 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DLR_ROUNDS = Number(process.env.DLR_ROUNDS ?? 5);
 const RECORDS = 5000;
 const WINDOW = 32;
+/** The servers keep idle sockets this long: the core flow's keep-alive agent must not race their closing. */
+const KEEP_ALIVE_MS = 120_000;
 /** Parts to run (profiling): stub, emulator, dlr. */
 const ONLY = (process.env.ONLY ?? 'stub,emulator,dlr').split(',');
 /** The DLR flows to run (profiling one): ours, core. */
@@ -427,9 +429,10 @@ async function wsdlFor(emulatorUrl: string): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const emu = await startEmulatorChild({ requestLogSize: 1 });
+  const emu = await startEmulatorChild({ requestLogSize: 1, keepAliveMs: KEEP_ALIVE_MS });
   const canned = await cannedResponses(emu.url);
   const stub = await startChild('stub.ts', {
+    keepAliveMs: KEEP_ALIVE_MS,
     responses: {
       ...canned,
       [`GET ${DEFAULT_PATHS.send} form`]: { type: 'text/xml; charset=utf-8', body: await wsdlFor(emu.url) },

@@ -427,8 +427,14 @@ export const invokeTableRows = (rows: readonly InvokeRow[]): Record<string, stri
     'CPU invoke / typed': r.cpuRatio,
   }));
 
+const failedOf = (v: unknown): string | undefined =>
+  v && typeof v === 'object' && 'failed' in v ? String((v as { failed: unknown }).failed) : undefined;
+
 export function renderMarkdown(res: Results): string {
-  const b = res.benchmarks as Partial<Benchmarks>;
+  const failed = Object.entries(res.benchmarks).filter(([, v]) => failedOf(v) !== undefined);
+  const b = Object.fromEntries(
+    Object.entries(res.benchmarks).filter(([, v]) => failedOf(v) === undefined),
+  ) as Partial<Benchmarks>;
   const s: string[] = [];
   s.push('# Performance', '');
   s.push(
@@ -451,6 +457,7 @@ export function renderMarkdown(res: Results): string {
       .join(', ')}.`,
     '',
   );
+  for (const [name, v] of failed) s.push(`Benchmark ${name} failed in this run: ${failedOf(v)}.`, '');
   s.push('## Targets', '', table(summary(b) as unknown as Row[]), '');
   if (b.client) {
     s.push('## 1. Client throughput', '');

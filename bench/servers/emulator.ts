@@ -3,7 +3,10 @@ import type { EmulatorOptions } from '../../src/emulator';
 import { emulator } from '../pkg';
 import { announce, config } from './serve';
 
-void emulator.startEmulator(config<EmulatorOptions>()).then((emu) => {
+const { keepAliveMs, ...options } = config<EmulatorOptions & { keepAliveMs?: number }>();
+void emulator.startEmulator(options).then((emu) => {
+  // keepAliveMs: as in stub.ts (the anchor).
+  if (keepAliveMs) emu.server.keepAliveTimeout = keepAliveMs;
   const byPath = new Map<string, number>();
   emu.server.on('request', (req: { url?: string }) => {
     const path = (req.url ?? '').split('?')[0]!;

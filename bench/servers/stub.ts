@@ -12,7 +12,7 @@ interface Canned {
   type: string;
   body: string;
 }
-const cfg = config<{ responses: Record<string, Canned> }>();
+const cfg = config<{ responses: Record<string, Canned>; keepAliveMs?: number }>();
 const table = new Map<string, { head: Record<string, string | number>; body: Buffer }>();
 function fill(self: string): void {
   for (const [k, v] of Object.entries(cfg.responses)) {
@@ -43,6 +43,10 @@ const server = createServer((req, res) => {
     res.end(hit.body);
   });
 });
+// keepAliveMs (the anchor): idle keep-alive sockets stay open across its phases. Node closes them after 5 s by
+// default, and the http request node's agent reusing one just then fails with "socket hang up" (a race of
+// keep-alive, not what is measured).
+if (cfg.keepAliveMs) server.keepAliveTimeout = cfg.keepAliveMs;
 server.listen(0, '127.0.0.1', () => {
   const self = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   fill(self);
