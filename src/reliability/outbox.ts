@@ -382,6 +382,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     this.lifetime.abort(new GatewayError('CONFIG', 'the outbox is closing', { ambiguous: false }));
     while (this.running.size > 0) await Promise.all([...this.running]);
     for (const live of this.entries.values()) this.finishWaiter(live, stillKept('the outbox closed'));
+    for (const removal of [...this.removals]) removal();
     await this.store.close();
     this.checkIdle();
   }
@@ -528,10 +529,19 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       if (w) w.reject(err);
       else this.emit('failed', { ...e }, err);
     }
-    this.store
-      .remove(e.id, { sent: err === undefined })
-      .catch((w: unknown) => this.warnings.push(`outbox: ${messageOf(w)}`));
+    // Node-RED hands a msg to the next node one event-loop turn later (setImmediate): the removal waits two
+    // turns, so that a kill -9 in between repeats the result at the flow instead of losing it there.
+    const sent = err === undefined;
+    const removal = (): void => {
+      this.removals.delete(removal);
+      this.store.remove(e.id, { sent }).catch((w: unknown) => this.warnings.push(`outbox: ${messageOf(w)}`));
+    };
+    this.removals.add(removal);
+    setImmediate(() => setImmediate(() => this.removals.has(removal) && removal()));
   }
+
+  /** Removals of settled messages waiting for their msg to reach the next node (run at once on close). */
+  private readonly removals = new Set<() => void>();
 
   private markKept(live: Live, why: string): void {
     if (live.kept) return;
