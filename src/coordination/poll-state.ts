@@ -14,10 +14,13 @@ import type { Hold } from './lease';
  * Stage a poll: the new state and the records it read, in one step, if the token still holds the lease.
  * A destructive read (`ARGV[3] == '1'`: the gateway has marked the records collected) keeps its records even
  * when the lease was lost meanwhile: nobody else can read them again, so the next holder hands them on.
+ * KEYS[4], when given, marks the batch as staged (a day): staging it again after an answer lost with the
+ * connection changes nothing, so records handed on and dropped meanwhile do not come back.
  */
 export const STAGE = new Script(`
 local held = redis.call('GET', KEYS[1]) == ARGV[1]
 if not held and ARGV[3] ~= '1' then return 0 end
+if KEYS[4] and not redis.call('SET', KEYS[4], '1', 'NX', 'EX', 86400) then return held and 1 or -1 end
 if held then redis.call('SET', KEYS[2], ARGV[2]) end
 for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
 if held then return 1 end
@@ -81,7 +84,10 @@ export class RedisPollState<S> {
   async stage(hold: Hold, state: S, entries: PendingEntry[], destructive: boolean): Promise<StageOutcome> {
     const args: string[] = [hold.token, JSON.stringify(state), destructive ? '1' : '0'];
     for (const e of entries) args.push(e.key, JSON.stringify(e.value));
-    const r = Number(await this.link.run(STAGE, [this.leaseKey, this.stateKey, this.pendingKey], args));
+    const keys = [this.leaseKey, this.stateKey, this.pendingKey];
+    // Batch keys are unique (time, instance tag, counter): the first one names the batch.
+    if (destructive && entries.length > 0) keys.push(`${this.pendingKey}:staged:${entries[0]!.key}`);
+    const r = Number(await this.link.run(STAGE, keys, args));
     return r === 1 ? 'staged' : r === -1 ? 'handed-over' : 'lost';
   }
 

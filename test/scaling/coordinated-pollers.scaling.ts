@@ -154,9 +154,37 @@ describe('coordinated pollers (real redis-server)', function () {
       );
       assert.equal(await r.get(`${p}k:n:state`), '{"n":1}');
       assert.deepEqual((await r.hKeys(`${p}k:n:pending`)).sort(), ['a', 'c']);
+      // Staged again (its first answer was lost with the connection) after it was handed on and dropped: it stays
+      // dropped, so nothing comes back to be handed on twice.
+      await r.hDel(`${p}k:n:pending`, 'c');
+      await store.stage(hold, { n: 3 }, [{ key: 'c', value: { payload: 3 } }], true);
+      assert.deepEqual(await r.hKeys(`${p}k:n:pending`), ['a'], 'a batch is staged once');
     } finally {
       await link.close();
     }
+  });
+
+  it('a destructive read answered while Redis went away is kept and handed on once Redis is back', async () => {
+    const p = prefix();
+    await loadFlow(flowWith(env.emu.url, [inbound], coordination(p, 3)));
+    const got = collect('out');
+    await waitFor(() => (ops.get('QueryReceivedNewSMS') ?? 0) >= 1, 5000);
+    // The next poll is held 1.5 s by the gateway; Redis goes away meanwhile; then the gateway answers (and marks
+    // the message collected), so the poll's stage cannot reach Redis.
+    env.emu.faults.add({ kind: 'delay', ms: 1500, operation: 'QueryReceivedNewSMS' });
+    env.emu.control.injectInbound({ from: '+491700000005', text: 'read while Redis went away' });
+    const polled = ops.get('QueryReceivedNewSMS') ?? 0;
+    await waitFor(() => (ops.get('QueryReceivedNewSMS') ?? 0) > polled, 5000);
+    await redis.stop();
+    await sleep(2500);
+    assert.equal(got.messages.length, 0, 'not handed on while Redis is away');
+    await redis.start();
+    await waitFor(() => got.messages.length === 1, 8000);
+    assert.equal(got.messages[0]!.payload, 'read while Redis went away');
+    await sleep(2000);
+    assert.equal(got.messages.length, 1, 'once');
+    await waitFor(() => r.isReady, 5000);
+    assert.equal(await r.hLen(`${p}cfg:smsgw-inbound:in:pending`), 0, 'nothing left pending');
   });
 
   it('Redis down: the poller stops and says so; back: it goes on without repeating anything', async () => {

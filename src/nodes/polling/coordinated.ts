@@ -64,15 +64,33 @@ export function coordinatedPolling<S extends object>(
   const store: RedisPollState<S> | undefined = host.pollState<S>(kind, node.id);
   /** Handed on, but the drop from the pending hash did not reach Redis: dropped first on the next poll. */
   const unconfirmed = new Set<string>();
+  /**
+   * A destructive read the gateway answered while Redis went away: its stage did not land, and nobody can read
+   * these records again. Kept in memory and staged (as a destructive read: kept even without the lease) before
+   * anything else once Redis is back; lost only if this instance dies first, like the read window itself.
+   */
+  const unstaged: { hold: Hold; state: S; entries: PendingEntry[] }[] = [];
   /** The lease was just taken: records left by the previous holder get its grace (TAKEOVER_GRACE_MS). */
   let fresh = false;
-  const forgetUnconfirmed = async (): Promise<void> => {
+  const settleLocal = async (): Promise<void> => {
+    while (unstaged.length > 0) {
+      const u = unstaged[0]!;
+      await store!.stage(u.hold, u.state, u.entries, true);
+      unstaged.shift();
+    }
     for (const key of [...unconfirmed]) {
       await store!.forget(key);
       unconfirmed.delete(key);
     }
   };
-  // Back from an outage: note what was handed on meanwhile before anyone else can take the lease and repeat it.
+  // One at a time: staging the same records twice could bring back one that was handed on and dropped meanwhile.
+  let settling: Promise<void> = Promise.resolve();
+  const forgetUnconfirmed = (): Promise<void> => {
+    settling = settling.catch(() => undefined).then(settleLocal);
+    return settling;
+  };
+  // Back from an outage: stage what was read and note what was handed on meanwhile, before anyone else can take
+  // the lease and miss or repeat it.
   const onUp = (): void => void forgetUnconfirmed().catch(() => undefined);
   host.link?.on('up', onUp);
   const onTaken = (): void => {
@@ -160,14 +178,14 @@ export function coordinatedPolling<S extends object>(
     const keys = store.nextKeys(result.messages.length);
     const encoded = encodePending(result.messages);
     const entries = result.messages.map((msg, i) => ({ key: keys[i]!, msg, value: encoded[i] }));
-    const staged = await redis(() =>
-      store.stage(
-        hold,
-        result.state,
-        entries.map((e) => ({ key: e.key, value: e.value })),
-        destructive,
-      ),
-    );
+    const pending = entries.map((e) => ({ key: e.key, value: e.value }));
+    let staged: Awaited<ReturnType<typeof store.stage>>;
+    try {
+      staged = await store.stage(hold, result.state, pending, destructive);
+    } catch (e) {
+      if (destructive && entries.length > 0) unstaged.push({ hold, state: result.state, entries: pending });
+      throw new CoordinationUnavailable(e instanceof Error ? e.message : String(e));
+    }
     if (staged !== 'staged') return showWaiting();
     if (!(await handOn(hold, entries, signal))) return showWaiting();
     // Records the node cannot track: reported once, by the holder that read them (they are in the state as seen).
