@@ -2,7 +2,14 @@
  * Fast readers for the response decoder: the common exact layouts are read with char codes, anything
  * unusual falls back to the strict codecs of values.ts (which also produce the error).
  */
-import { ValueFormatError, parseBase64, parseDateTime, parseDouble, parseInt32 } from './values';
+import {
+  MIN_DATE_TEXT,
+  ValueFormatError,
+  parseBase64,
+  parseDateTime,
+  parseDouble,
+  parseInt32,
+} from './values';
 
 export type Reader = (text: string) => unknown;
 
@@ -106,6 +113,8 @@ export function dateReader(
   let lastTime = 0;
   const read = (s: string): Date | null => {
     if (s === lastText) return new Date(lastTime);
+    // DateTime.MinValue ("no date", e.g. a report not done yet): common in lists, and below the fast path's years.
+    if (s === MIN_DATE_TEXT) return null;
     const d = parse(s);
     if (d !== null) {
       lastText = s;

@@ -204,3 +204,82 @@ describe('soap fast date reader (fast-check)', () => {
     }
   });
 });
+
+describe('soap dates in records (fast-check)', () => {
+  const two = (n: number) => String(n).padStart(2, '0');
+  const dateText = fc.oneof(
+    { weight: 1, arbitrary: fc.constant('0001-01-01T00:00:00') },
+    {
+      weight: 4,
+      arbitrary: fc
+        .record({
+          y: fc.integer({ min: 1, max: 9999 }),
+          mo: fc.integer({ min: 1, max: 12 }),
+          d: fc.integer({ min: 1, max: 28 }),
+          h: fc.integer({ min: 0, max: 23 }),
+          mi: fc.integer({ min: 0, max: 59 }),
+          frac: fc.constantFrom('', '.25', '.1234567'),
+          zone: fc.constantFrom('', 'Z', '+01:00', '-05:30'),
+        })
+        .map(
+          ({ y, mo, d, h, mi, frac, zone }) =>
+            `${String(y).padStart(4, '0')}-${two(mo)}-${two(d)}T${two(h)}:${two(mi)}:07${frac}${zone}`,
+        ),
+    },
+  );
+
+  it('every dateTime field of every record reads as parseDateTime reads its text alone (a reader per field, each remembering its last text)', () => {
+    // Few distinct texts, so fields repeat their own last value, another field's and one from records before.
+    const pool = fc.array(dateText, { minLength: 1, maxLength: 4 });
+    fc.assert(
+      fc.property(
+        pool.chain((texts) =>
+          fc.tuple(
+            fc.array(
+              fc.tuple(fc.constantFrom(...texts), fc.constantFrom(...texts), fc.constantFrom(...texts)),
+              {
+                minLength: 1,
+                maxLength: 12,
+              },
+            ),
+            fc.array(fc.nat(4000), { maxLength: 6 }),
+          ),
+        ),
+        ([records, splits]) => {
+          const xml = Buffer.from(
+            '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>' +
+              '<QueryReceivedDLRResponse xmlns="https://gateway.example/"><QueryReceivedDLRResult>' +
+              '<StatusCode>Ok</StatusCode><Value>' +
+              records
+                .map(
+                  ([a, b, c], i) =>
+                    `<SMSReport><Id>${i}</Id><JobId>1</JobId><Date>${a}</Date><MsgCode>0</MsgCode>` +
+                    `<DoneDate>${b}</DoneDate><DoneDateTimeZoneOffset>0</DoneDateTimeZoneOffset><Sequence>0</Sequence>` +
+                    `<CreateDate>${c}</CreateDate></SMSReport>`,
+                )
+                .join('') +
+              '</Value></QueryReceivedDLRResult></QueryReceivedDLRResponse></soap:Body></soap:Envelope>',
+          );
+          const got = decodeChunks(dlr, 'soap11', xml, splits) as {
+            Value: { Date: Date | null; DoneDate: Date | null; CreateDate: Date | null }[];
+          };
+          const want = (t: string) => normalize(parseDateTime(t));
+          records.forEach(([a, b, c], i) => {
+            const r = got.Value[i]!;
+            assert.deepStrictEqual(
+              [normalize(r.Date), normalize(r.DoneDate), normalize(r.CreateDate)],
+              [want(a), want(b), want(c)],
+              `record ${i}: ${a} ${b} ${c}`,
+            );
+          });
+          // Each Date is its own object: changing one changes no other record's.
+          const dates = got.Value.flatMap((r) => [r.Date, r.DoneDate, r.CreateDate]).filter(
+            (d) => d !== null,
+          );
+          assert.equal(new Set(dates).size, dates.length);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -9,7 +9,7 @@
  * Nothing here imports Node-RED: the config node owns one tracker, send nodes subscribe by their node id.
  */
 import type { SMSReport } from '../../client/types.generated';
-import { readNewReports } from '../polling/report-cursor';
+import { readNewReports, type ReportCursor } from '../polling/report-cursor';
 import { statusOf, type ReportStatuses } from '../polling/report-status';
 import { StateFile } from '../polling/state-file';
 
@@ -78,7 +78,7 @@ interface JobState {
 
 export interface TrackerState {
   cursor: string | null;
-  seen: Record<string, number>;
+  seen: ReportCursor['seen'];
   jobs: JobState[];
 }
 
