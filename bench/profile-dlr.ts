@@ -7,6 +7,7 @@
  * Needs dist/. Run: node --expose-gc -r tsx/cjs bench/profile-dlr.ts   (PAGES=10, WARMUP=3, PROFILE=/tmp/prof)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Session } from 'node:inspector';
 import { join } from 'node:path';
 import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -19,12 +20,87 @@ const PAGES = Number(process.env.PAGES ?? 10);
 const WARMUP = Number(process.env.WARMUP ?? 3);
 const PROFILE = process.env.PROFILE;
 
+/** SPANS=1: the synchronous stretches of a page, timed by wrapping the package's own functions (dist). */
+const spans: Record<string, number> = {};
+const span = (name: string, ms: number): void => {
+  spans[name] = Math.max(spans[name] ?? 0, ms);
+};
+const load = createRequire(__filename);
+
+function instrument(): void {
+  const decode = load('../dist/soap/decode') as typeof import('../src/soap/decode');
+  const cursor = load(
+    '../dist/nodes/polling/report-cursor',
+  ) as typeof import('../src/nodes/polling/report-cursor');
+  const emit = load('../dist/nodes/polling/emit') as typeof import('../src/nodes/polling/emit');
+  const stateFile = load(
+    '../dist/nodes/polling/state-file',
+  ) as typeof import('../src/nodes/polling/state-file');
+  let endAt = 0;
+  const create = decode.createResponseDecoder;
+  (decode as { createResponseDecoder: typeof create }).createResponseDecoder = (op, opts) => {
+    const d = create(op, opts);
+    return {
+      write(chunk) {
+        const t = performance.now();
+        d.write(chunk);
+        span('decoder.write (one chunk)', performance.now() - t);
+      },
+      end() {
+        endAt = performance.now();
+        const v = d.end();
+        span('decoder.end', performance.now() - endAt);
+        return v;
+      },
+    };
+  };
+  const read = cursor.readNewReports;
+  (cursor as { readNewReports: typeof read }).readNewReports = (state, r) =>
+    read(state, {
+      ...r,
+      query: (start, limit) => {
+        if (endAt) span('decoder.end -> next query (dedup, msgs built)', performance.now() - endAt);
+        endAt = 0;
+        return r.query(start, limit);
+      },
+      onPage: (fresh) => {
+        const t = performance.now();
+        r.onPage(fresh);
+        span('onPage (msgs built)', performance.now() - t);
+      },
+    });
+  const batches = emit.emitInBatches;
+  (emit as { emitInBatches: typeof batches }).emitInBatches = (send, messages, stopped) => {
+    if (endAt) span('decoder.end (last page) -> first batch', performance.now() - endAt);
+    endAt = 0;
+    let t = performance.now();
+    let n = 0;
+    return batches(
+      (m) => {
+        if (n++ % 250 === 0) t = performance.now();
+        send(m);
+        if (n % 250 === 0) span('one batch of 250 sends', performance.now() - t);
+      },
+      messages,
+      stopped,
+    );
+  };
+  const save = stateFile.StateFile.prototype.save;
+  stateFile.StateFile.prototype.save = function (this: InstanceType<typeof stateFile.StateFile>, state) {
+    const t = performance.now();
+    const p = save.call(this, state);
+    span('state save (sync part)', performance.now() - t);
+    return p;
+  };
+}
+
 const post = <T>(s: Session, method: string, params?: object): Promise<T> =>
   new Promise((resolve, reject) =>
     s.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res as T))),
   );
 
 async function main(): Promise<void> {
+  if (process.env.SPANS) instrument();
   const pages = await startChild('dlr-pages.ts', { records: RECORDS });
   const rt = await startRuntime();
   await rt.deploy(
@@ -59,6 +135,7 @@ async function main(): Promise<void> {
     await sleep(300); // the trigger's follow-up request of a full page, and its state save
   };
   for (let i = 0; i < WARMUP; i++) await page();
+  for (const k of Object.keys(spans)) delete spans[k];
   const gcs: { kind: number; ms: number; at: number }[] = [];
   const obs = new PerformanceObserver((list) => {
     for (const e of list.getEntries())
@@ -87,6 +164,8 @@ async function main(): Promise<void> {
     const ms = performance.now() - t0 - 300;
     eld.disable();
     const pageGcs = gcs.slice(g0);
+    const pageSpans = Object.fromEntries(Object.entries(spans).map(([k, v]) => [k, round(v, 1)]));
+    for (const k of Object.keys(spans)) delete spans[k];
     rows.push({
       ms: round(ms, 1),
       cpuMs: round(cpuMsSince(c0), 1),
@@ -99,6 +178,7 @@ async function main(): Promise<void> {
       longestGc: pageGcs.length
         ? `${round(Math.max(...pageGcs.map((g) => g.ms)), 1)} (kind ${pageGcs.reduce((a, g) => (g.ms > a.ms ? g : a)).kind})`
         : '',
+      ...pageSpans,
     });
   }
   if (PROFILE) {

@@ -153,7 +153,7 @@ class Decoder implements ResponseDecoder {
       if (f.collect) f.text += t;
     },
   });
-  private readonly utf8 = new Utf8Chunks();
+  private readonly utf8 = new Utf8Chunks(true);
   private readonly stack: Frame[] = [new Frame()];
   private depth = 0;
   private readonly holder: Record<string, unknown> = {};

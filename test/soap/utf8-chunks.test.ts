@@ -2,17 +2,21 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Utf8Chunks } from '../../src/soap/utf8-chunks';
 
-function decodeIn(bytes: Uint8Array, cuts: number[]): string {
-  const d = new Utf8Chunks();
+/** The pieces of text the chunks give, the last one from end(). */
+function piecesOf(bytes: Uint8Array, cuts: number[], holdMarkup = false): string[] {
+  const d = new Utf8Chunks(holdMarkup);
   const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  let out = '';
+  const out: string[] = [];
   let from = 0;
   for (const p of [...points, bytes.length]) {
-    out += d.decode(bytes.subarray(from, p));
+    out.push(d.decode(bytes.subarray(from, p)));
     from = p;
   }
-  return out + d.end();
+  return [...out, d.end()];
 }
+
+const decodeIn = (bytes: Uint8Array, cuts: number[], holdMarkup = false): string =>
+  piecesOf(bytes, cuts, holdMarkup).join('');
 
 describe('UTF-8 chunk decoding', () => {
   it('decodes any text split at any byte the same as the whole', () => {
@@ -54,5 +58,24 @@ describe('UTF-8 chunk decoding', () => {
     );
     assert.equal(decodeIn(Buffer.from('\uFEFF<a/>'), [1, 2]), '\uFEFF<a/>');
     assert.equal(decodeIn(Buffer.from([0xe2, 0x82]), []), '\uFFFD');
+  });
+
+  it("holding markup: the text is the same, and a chunk that ends inside a tag ends its text before the tag's '<'", () => {
+    const xmlish = fc.string({
+      unit: fc.constantFrom('<', '>', 'a', '/', ' ', 'ü', '—', '😀', '&amp;', '\r\n'),
+    });
+    fc.assert(
+      fc.property(xmlish, fc.array(fc.nat(), { maxLength: 8 }), (text, cuts) => {
+        const bytes = Buffer.from(text, 'utf8');
+        assert.equal(decodeIn(bytes, cuts, true), text);
+      }),
+      { numRuns: 1000 },
+    );
+    const doc = Buffer.from('<a><b>Grüße — 1</b><b>2</b></a>');
+    const cut = doc.indexOf('2</b>') + 2; // inside the second </b>
+    assert.deepEqual(piecesOf(doc, [cut], true), ['<a><b>Grüße — 1</b><b>2', '</b></a>', '']);
+    // Without a '<' after its first byte, or with more than 4 KiB after it, a chunk's text is passed on whole.
+    const long = Buffer.from(`<a>${'x'.repeat(5000)}`);
+    assert.deepEqual(piecesOf(long, [long.length - 1], true), [`<a>${'x'.repeat(4999)}`, 'x', '']);
   });
 });
