@@ -81,13 +81,27 @@ function toJson(value: unknown): unknown {
   return value;
 }
 
+/** The lower-cased names of each operation's credential parameters, made once per operation. */
+const credentialNames = new WeakMap<OperationDef, ReadonlySet<string>>();
+
+function credentialsOf(op: OperationDef): ReadonlySet<string> {
+  let names = credentialNames.get(op);
+  if (!names) {
+    names = new Set(op.params.filter((p) => p.credential).map((p) => p.name.toLowerCase()));
+    credentialNames.set(op, names);
+  }
+  return names;
+}
+
 /** The params as stored: credential parameters of the catalogue dropped, values made JSON-safe. */
 export function storedParams(op: OperationDef, params: Record<string, unknown>): Record<string, unknown> {
+  const credentials = credentialsOf(op);
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(params)) {
-    const def = op.params.find((p) => p.name.toLowerCase() === key.toLowerCase());
-    if (def?.credential) continue;
-    out[key] = toJson(value);
+  for (const key in params) {
+    if (!Object.prototype.hasOwnProperty.call(params, key)) continue;
+    // The catalogue's names differ from each other beyond case: a key is a credential by its name alone.
+    if (credentials.has(key.toLowerCase())) continue;
+    out[key] = toJson(params[key]);
   }
   return out;
 }

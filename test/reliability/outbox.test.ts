@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
@@ -569,6 +569,120 @@ describe('reliability: outbox journal', function () {
     assert.deepEqual(
       readJournal(text).entries.map((e) => e.id),
       ['id-5000'],
+    );
+  });
+
+  // Pipelined group commit (issue 15 §5): a record given while a flush is under way is written at once and
+  // flushed by a flush of its own, which covers everything written before it; it does not wait for the flush
+  // under way to return. At most two flushes run at once.
+  /** The store's fdatasync calls, each held until released; what the file holds when each one starts. */
+  async function gatedStore(file: string): Promise<{
+    store: JournalStore;
+    started: string[][];
+    release(i: number): void;
+  }> {
+    const store = new JournalStore({ file });
+    await store.load();
+    const fh = (store as unknown as { fh: FileHandle }).fh;
+    const real = fh.datasync.bind(fh);
+    const started: string[][] = [];
+    const gates: Array<() => void> = [];
+    const opened: Array<Promise<void>> = [];
+    fh.datasync = async () => {
+      started.push(readJournal(await readFile(file, 'utf8')).entries.map((e) => e.id));
+      const i = opened.length;
+      opened.push(new Promise<void>((r) => (gates[i] = r)));
+      await opened[i];
+      return real();
+    };
+    return { store, started, release: (i) => gates[i]!() };
+  }
+
+  const settled = (p: Promise<unknown>): (() => boolean) => {
+    let done = false;
+    void p.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    return () => done;
+  };
+
+  it('a record given while a flush is under way gets the next flush at once, not after that one returns', async () => {
+    const file = join(dir, 'pipe.jsonl');
+    const { store, started, release } = await gatedStore(file);
+    const first = settled(store.add(entry(1)));
+    await until(() => started.length === 1);
+    const second = store.add(entry(2));
+    const secondDone = settled(second);
+    // The second record is written and its own flush starts while the first flush is still held.
+    await until(() => started.length === 2);
+    assert.deepEqual(started, [['id-1'], ['id-1', 'id-2']], 'each flush starts after its record was written');
+    release(1);
+    await second;
+    assert.equal(first(), false, 'the first flush has not returned yet');
+    assert.equal(secondDone(), true);
+    release(0);
+    await until(first, 5000);
+    await store.close();
+    assert.deepEqual(
+      readJournal(await readFile(file, 'utf8')).entries.map((e) => e.id),
+      ['id-1', 'id-2'],
+    );
+  });
+
+  it('at most two flushes under way: a third batch waits for one of them, then is written and flushed', async () => {
+    const file = join(dir, 'cap.jsonl');
+    const { store, started, release } = await gatedStore(file);
+    const a = store.add(entry(1));
+    await until(() => started.length === 1);
+    const b = store.add(entry(2));
+    await until(() => started.length === 2);
+    const c = settled(store.add(entry(3)));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(started.length, 2, 'no third flush while two are under way');
+    assert.equal(c(), false);
+    release(0);
+    await a;
+    await until(() => started.length === 3);
+    assert.deepEqual(started[2], ['id-1', 'id-2', 'id-3']);
+    release(1);
+    release(2);
+    await b;
+    await until(c, 5000);
+    await store.close();
+  });
+
+  it('a flush that fails refuses only its own batch; the journal is rewritten before the next record', async () => {
+    const file = join(dir, 'fail.jsonl');
+    const store = new JournalStore({ file });
+    await store.load();
+    const fh = (store as unknown as { fh: FileHandle }).fh;
+    const real = fh.datasync.bind(fh);
+    let calls = 0;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    fh.datasync = async () => {
+      calls++;
+      if (calls === 1) {
+        await held;
+        throw new Error('EIO: flush failed');
+      }
+      return real();
+    };
+    const bad = store.add(entry(1)).then(
+      () => 'stored',
+      (e: Error) => e.message,
+    );
+    await until(() => calls === 1);
+    await store.add(entry(2));
+    release();
+    assert.match(await bad, /could not store the message: EIO/);
+    await store.add(entry(3));
+    assert.equal(store.stats.compactions, 2, 'the open and the rewrite after the failure');
+    await store.close();
+    assert.deepEqual(
+      readJournal(await readFile(file, 'utf8')).entries.map((e) => e.id),
+      ['id-2', 'id-3'],
     );
   });
 });
