@@ -452,7 +452,7 @@ class Decoder implements ResponseDecoder {
       return;
     }
     // Containers are placed at open so that items keep their order whatever their content.
-    const value = plan.k === COMPLEX ? {} : [];
+    const value = plan.k === COMPLEX ? new plan.Record() : [];
     f.value = value;
     this.deliver(f, value);
   }

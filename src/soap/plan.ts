@@ -46,6 +46,21 @@ export interface ComplexPlan {
   readonly list: FieldPlan[];
   /** Value-type fields and what an absent element means for them (contract.ts conventions). */
   readonly defaults: ReadonlyArray<readonly [string, unknown]>;
+  /** Makes an empty record of this type: a plain object (its prototype is Object.prototype). */
+  readonly Record: new () => Record<string, unknown>;
+}
+
+/**
+ * A constructor per record type whose objects are plain objects: V8 sizes the objects a constructor makes to the
+ * fields they get (in-object slack tracking), where `{}` has room for four and moves the rest into a separate
+ * array, grown three at a time (an SMSReport has twelve fields: three arrays made per record, two thrown away).
+ */
+function recordConstructor(): new () => Record<string, unknown> {
+  const Rec = function (): void {
+    // Fields are added by the decoder.
+  };
+  Rec.prototype = Object.prototype;
+  return Rec as unknown as new () => Record<string, unknown>;
 }
 
 export interface ListPlan {
@@ -138,7 +153,7 @@ class PlanCache {
     const fields = new Map<string, FieldPlan>();
     const defaults: Array<readonly [string, unknown]> = [];
     const list: FieldPlan[] = [];
-    const plan: ComplexPlan = { k: COMPLEX, name, fields, list, defaults };
+    const plan: ComplexPlan = { k: COMPLEX, name, fields, list, defaults, Record: recordConstructor() };
     this.complex.set(name, plan); // before the fields: recursive types terminate
     for (const f of complexType(name).fields) {
       const field = { name: f.name, plan: this.fieldPlan(f.type) };

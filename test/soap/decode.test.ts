@@ -20,6 +20,36 @@ function parseError(fn: () => unknown): GatewayError {
 }
 
 describe('soap/decode', () => {
+  it('makes records plain objects: Object.prototype, own fields only, equal to the literal with the same fields', () => {
+    const bytes = Buffer.from(dlrEnvelope('<Id>5</Id><Recipient>+4917012345678</Recipient><JobId>7</JobId>'));
+    const r = (decodeChunks(dlr, 'soap11', bytes) as { Value: Record<string, unknown>[] }).Value[0]!;
+    assert.equal(Object.getPrototypeOf(r), Object.prototype);
+    assert.equal(r.constructor, Object);
+    assert.deepStrictEqual(r, {
+      Id: 5,
+      Recipient: '+4917012345678',
+      JobId: 7,
+      MsgCode: 0,
+      DoneDateTimeZoneOffset: 0,
+      Sequence: 0,
+      Date: null,
+      DoneDate: null,
+      CreateDate: null,
+    });
+    assert.deepEqual(Object.keys(r), [
+      'Id',
+      'Recipient',
+      'JobId',
+      'Date',
+      'MsgCode',
+      'DoneDate',
+      'DoneDateTimeZoneOffset',
+      'Sequence',
+      'CreateDate',
+    ]);
+    assert.deepStrictEqual(structuredClone(r), r);
+  });
+
   it('reassembles a multi-byte UTF-8 character split across chunks at every byte', () => {
     const text = 'Grüße € 👋 مرحبا';
     const bytes = Buffer.from(legacyEnvelope(`<QueryBalance2Result>${text}</QueryBalance2Result>`));
