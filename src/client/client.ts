@@ -495,8 +495,9 @@ export class GatewayClient {
       this.referenceOptions ??
       (options?.reference !== undefined ? resolveReferenceOptions(undefined) : undefined);
     if (captionParam && refOptions) {
+      // A reference made here is valid by construction: only the caller's is checked.
       reference = options?.reference ?? createReference(refOptions.length);
-      if (!isReference(reference)) {
+      if (options?.reference !== undefined && !isReference(reference)) {
         throw new GatewayError('VALIDATION', 'reference must be 4 to 64 letters or digits', {
           service: op.service,
           operation: op.name,
@@ -575,13 +576,7 @@ export class GatewayClient {
     try {
       const path = this.prefix + this.paths[service];
       const namespace = this.namespaces.peek(path) ?? (await this.discoverFor(path, scope));
-      const wire = buildRequest(op, values, { transport: this.transport, namespace, path });
-      const req: HttpRequest = {
-        method: wire.method,
-        path: wire.path,
-        headers: wire.headers,
-        body: wire.body,
-      };
+      const req: HttpRequest = buildRequest(op, values, { transport: this.transport, namespace, path });
       const warn = this.warnerFor(options, clean);
       const ctx = new CatalogueResponse(op, this.transport, this.zoneless, clean, warn);
       const send = (): Promise<unknown> =>

@@ -99,6 +99,8 @@ export function checkRecipientValue(
   }
   if (typeof value === 'string') return checkText(value, rules, refuse);
   if (Array.isArray(value)) {
+    // The common case, plain numbers without a country to apply, needs no splitting and no copy.
+    if (!rules.defaultCountry && value.every(plainNumber)) return value;
     const bad: RecipientEntry[] = [];
     const out = value.map((item: unknown) => {
       if (typeof item !== 'string' && typeof item !== 'number') return item;
@@ -111,6 +113,13 @@ export function checkRecipientValue(
   }
   return value;
 }
+
+/**
+ * A list item the check would pass unchanged without reading it: a text that is one number as it stands, or a
+ * value that is neither text nor number (left to the request builder). Numbers take the full check (1e21, NaN).
+ */
+const plainNumber = (item: unknown): boolean =>
+  typeof item === 'string' ? NUMBER.test(item) : typeof item !== 'number';
 
 function checkText(text: string, rules: RecipientRules, refuse: (message: string) => never): string {
   // The common case, one plain number without a country to apply, needs no splitting.

@@ -27,9 +27,16 @@ export interface LookupTarget {
 
 const DAY_MS = 86_400_000;
 
-/** The name of the parameter that carries the caption, when the operation has one. */
+const captionParams = new WeakMap<OperationDef, string | null>();
+
+/** The name of the parameter that carries the caption, when the operation has one (looked up once per operation). */
 export function captionParamOf(op: OperationDef): string | undefined {
-  return op.params.find((p) => !p.credential && p.name.toLowerCase() === 'caption')?.name;
+  let name = captionParams.get(op);
+  if (name === undefined) {
+    name = op.params.find((p) => !p.credential && p.name.toLowerCase() === 'caption')?.name ?? null;
+    captionParams.set(op, name);
+  }
+  return name ?? undefined;
 }
 
 const record = (v: unknown): Record<string, unknown> =>

@@ -23,7 +23,7 @@ import { readInt } from './read-values';
 import type { Transport } from './request';
 import { Utf8Chunks } from './utf8-chunks';
 import { WarnOnce, type WarningSink } from './warnings';
-import { XmlScanner, decodeText } from './xml-scanner';
+import { XmlScanner, decodeText, type ScanHandler } from './xml-scanner';
 
 export interface ResponseDecoder {
   write(chunk: Uint8Array): void;
@@ -140,19 +140,9 @@ const localOf = (qname: string): string => {
   return i < 0 ? qname : qname.slice(i + 1);
 };
 
-class Decoder implements ResponseDecoder {
-  private readonly parser = new XmlScanner({
-    open: (name, attrs) => this.onOpen(name, attrs),
-    close: () => this.onClose(),
-    text: (s, start, end) => {
-      const f = this.stack[this.depth] as Frame;
-      if (f.collect) f.text += decodeText(s, start, end);
-    },
-    cdata: (t) => {
-      const f = this.stack[this.depth] as Frame;
-      if (f.collect) f.text += t;
-    },
-  });
+/** The decoder is its scanner's handler itself: no handler object and four closures per answer. */
+class Decoder implements ResponseDecoder, ScanHandler {
+  private readonly parser = new XmlScanner(this);
   private readonly utf8 = new Utf8Chunks(true);
   private readonly stack: Frame[] = [new Frame()];
   private depth = 0;
@@ -234,6 +224,24 @@ class Decoder implements ResponseDecoder {
     const bytes = Buffer.concat(this.head).subarray(0, EXCERPT_BYTES);
     const s = bytes.toString('utf8').replace(/\s+/g, ' ').trim();
     return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+  }
+
+  open(name: string, attrs: string[] | null): void {
+    this.onOpen(name, attrs);
+  }
+
+  close(): void {
+    this.onClose();
+  }
+
+  text(s: string, start: number, end: number): void {
+    const f = this.stack[this.depth] as Frame;
+    if (f.collect) f.text += decodeText(s, start, end);
+  }
+
+  cdata(t: string): void {
+    const f = this.stack[this.depth] as Frame;
+    if (f.collect) f.text += t;
   }
 
   private onOpen(name: string, attrs: string[] | null): void {

@@ -5,6 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { GatewayError, type GatewayErrorDetails } from '../errors';
+import { Deadline, cancel, schedule } from './deadlines';
 import { networkError, type ExchangeProgress } from './errors';
 
 export interface HttpRequest {
@@ -52,6 +53,18 @@ export interface ExchangeOptions<T> {
   maxBytes?: number | undefined;
 }
 
+/** True when header name `item` is `lower` (lower-case ASCII) in any case, compared without making a string. */
+function isHeader(item: Buffer | string, lower: string): boolean {
+  if (item.length !== lower.length) return false;
+  if (typeof item === 'string') return item.toLowerCase() === lower;
+  for (let i = 0; i < lower.length; i++) {
+    const c = item[i] as number;
+    // ASCII letters compare in either case (| 0x20); the names compared here hold letters and '-' only.
+    if ((c >= 65 && c <= 90 ? c | 0x20 : c) !== lower.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
 /** The media type and the announced length (-1: none) from undici's raw header list. */
 function headOf(raw: Buffer[] | string[] | null): { mediaType: string; length: number } {
   let mediaType = '';
@@ -60,12 +73,11 @@ function headOf(raw: Buffer[] | string[] | null): { mediaType: string; length: n
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const item = raw[i] as Buffer | string;
     if (item.length !== 12 && item.length !== 14) continue;
-    const name = String(item).toLowerCase();
-    if (name === 'content-type') {
+    if (isHeader(item, 'content-type')) {
       const v = String(raw[i + 1]);
       const semi = v.indexOf(';');
       mediaType = (semi < 0 ? v : v.slice(0, semi)).trim().toLowerCase();
-    } else if (name === 'content-length') {
+    } else if (isHeader(item, 'content-length')) {
       const n = Number(String(raw[i + 1]).trim());
       if (Number.isSafeInteger(n) && n >= 0) length = n;
     }
@@ -118,9 +130,8 @@ function onSignalAbort(event: Event): void {
  * waiting for a connection each holds one of these), and the body is handed over as bytes, not as the
  * envelope's rope of concatenated strings.
  */
-class Exchange<T> implements LegacyHandler {
+class Exchange<T> extends Deadline implements LegacyHandler {
   private readonly progress: ExchangeProgress = { connected: false, sent: false, responded: false };
-  private timer: ReturnType<typeof setTimeout> | undefined;
   private abortFn: ((err?: Error) => void) | undefined;
   private consumer: BodyConsumer<T> | undefined;
   /** A failure we caused (consumer threw, signal fired): reported instead of undici's echo of it. */
@@ -138,6 +149,7 @@ class Exchange<T> implements LegacyHandler {
     private readonly resolve: (value: T) => void,
     private readonly reject: (err: unknown) => void,
   ) {
+    super();
     this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   }
 
@@ -147,7 +159,7 @@ class Exchange<T> implements LegacyHandler {
     if (deadline !== undefined) {
       const left = deadline - Date.now();
       if (left <= 0) return this.finish(this.abortError(undefined));
-      this.timer = setTimeout(onDeadline, left, this);
+      schedule(this, deadline);
     }
     if (signal) {
       let exchanges = waiting.get(signal);
@@ -180,10 +192,15 @@ class Exchange<T> implements LegacyHandler {
   private finish(err: unknown, value?: T): void {
     if (this.settled) return;
     this.settled = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.listed) cancel(this);
     if (this.watching) waiting.get(this.opts.signal!)?.delete(this);
     if (err !== undefined) this.reject(err);
     else this.resolve(value as T);
+  }
+
+  /** The deadline passed (see deadlines.ts). */
+  expire(): void {
+    this.stop(this.abortError(undefined));
   }
 
   abortError(reason: unknown): GatewayError {
@@ -288,10 +305,6 @@ class Exchange<T> implements LegacyHandler {
     if (this.failure !== undefined) return this.finish(this.failure);
     this.finish(networkError(err, this.progress, { ...this.opts.details }, this.opts.clean));
   }
-}
-
-function onDeadline<T>(ex: Exchange<T>): void {
-  ex.stop(ex.abortError(undefined));
 }
 
 export function exchange<T>(dispatcher: Dispatcher, req: HttpRequest, opts: ExchangeOptions<T>): Promise<T> {
