@@ -51,15 +51,17 @@ export default (RED: NodeAPI): void => {
       node.users.delete(user.id);
     };
     // Flow control, reference, durable outbox and the auth state shown on every node (docs/reliability.md).
+    // "Coordinate instances through Redis" (docs/scaling.md): nothing of it exists when it is off.
+    const coordination = startCoordination(node, def);
+    node.coordination = coordination;
     node.reliability = new ReliabilityHost(
       RED,
       node,
       def,
       () => node.getClient(),
       () => node.users.values(),
+      coordination,
     );
-    node.coordination = startCoordination(node, def);
-    const coordination = node.coordination;
     if (coordination) {
       coordination.shareRate(node.reliability.flow);
       node.reliability.gateSends({
@@ -81,7 +83,8 @@ export default (RED: NodeAPI): void => {
       });
       const coordination = node.coordination;
       node.coordination = undefined;
-      void Promise.race([Promise.all([node.reliability.close(removed), coordination?.close()]), waited])
+      // The outbox first (it releases its lease in Redis), then the Redis connection.
+      void Promise.race([node.reliability.close(removed).finally(() => coordination?.close()), waited])
         .catch((err: unknown) => node.warn(err instanceof Error ? err.message : String(err)))
         .then(() => {
           clearTimeout(timer);

@@ -32,6 +32,16 @@ export interface OutboxEntry {
   origin?: string | undefined;
 }
 
+/**
+ * A shared store (Redis) says another process owns the entry now: it took it over because this one was thought
+ * gone. The outbox forgets it without removing it: the new owner sends it (looked up first) and reports it.
+ */
+export class EntryTakenOver extends Error {
+  constructor(readonly id: string) {
+    super(`entry ${id} was taken over by another instance`);
+  }
+}
+
 /** Counters of a store, for figures and monitoring. */
 export interface OutboxStoreStats {
   /** Records written (adds, updates, removes). */

@@ -14,11 +14,18 @@ import { GatewayError } from '../errors';
 import { captionParamOf } from './job-lookup';
 import { JournalStore } from './outbox-journal';
 import { DueHeap, SeqQueue } from './outbox-queues';
-import { storedParams, type OutboxEntry, type OutboxStore, type OutboxStoreStats } from './outbox-store';
+import {
+  EntryTakenOver,
+  storedParams,
+  type OutboxEntry,
+  type OutboxStore,
+  type OutboxStoreStats,
+} from './outbox-store';
 import { createReference } from './reference';
 import { classifyFailure } from './safe-send';
 
 export type { OutboxEntry, OutboxStore, OutboxStoreStats } from './outbox-store';
+export { EntryTakenOver } from './outbox-store';
 
 /** What a sender gets besides the entry. */
 export interface OutboxSendOptions {
@@ -482,6 +489,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     this.active--;
     live.active = false;
     const e = live.entry;
+    if (err instanceof EntryTakenOver) return this.handOver(live, err);
     if (attempted && !this.closed && !this.keep(err)) {
       this.settle(live, undefined, err);
       this.pump();
@@ -508,6 +516,20 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     if (live.unreachable) this.waitingForGateway = true;
     this.markKept(live, why);
     if (!this.closed && live.unreachable) this.pause(why);
+    this.pump();
+  }
+
+  /** Another process owns the entry now (a shared store): it sends it and reports it; this one forgets it. */
+  private handOver(live: Live, err: EntryTakenOver): void {
+    if (this.entries.get(live.entry.id) === live) this.entries.delete(live.entry.id);
+    if (live.kept) this.unkeep();
+    this.finishWaiter(
+      live,
+      new GatewayError('TIMEOUT', 'taken over by another instance, which sends it and reports its outcome', {
+        ambiguous: false,
+        cause: err,
+      }),
+    );
     this.pump();
   }
 

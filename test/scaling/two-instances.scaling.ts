@@ -6,7 +6,10 @@
  *     with SIGKILL and started again every 5–10 s (seeded): each record is counted exactly once across both
  *     instances' count files;
  * (c) Redis restarted in the middle of arrivals: nothing twice, nothing lost, both instances carry on;
- * (d) failover: from the moment a dead holder's lease lapses to the next poll of the gateway, reported.
+ * (d) failover: from the moment a dead holder's lease lapses to the next poll of the gateway, reported;
+ * (e) 500 sends through both instances' send nodes (HTTP in → send node, answered once the outbox has the
+ *     message) with the outbox on (shared in Redis) while one instance is killed every 5–10 s: every
+ *     acknowledged message made once at the emulator, none twice.
  *
  * SMSGW_SCALING_FULL=1: arrivals over 4 minutes instead of 75 s. SMSGW_SCALING_SEED picks the seed (printed).
  */
@@ -26,6 +29,9 @@ const RECIPIENTS = 4;
 const JOBS = 250; // × 4 recipients = 1,000 delivery reports
 const LEASE_S = 3;
 const PREFIX = 'scaling:';
+const SENDS = 500;
+/** One send every 80 ms: 500 over 40 s, alternating between the instances. */
+const SEND_GAP_MS = 80;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -43,6 +49,7 @@ function flows(emulatorUrl: string, redisUrl: string): unknown[] {
       redisUrl,
       redisPrefix: PREFIX,
       redisLease: LEASE_S,
+      outbox: true,
       credentials: { user: 'demo', password: PASSWORD },
     },
     { id: 'in', z: 'tab', type: 'smsgw-inbound', gateway: 'cfg', interval: 1, wires: [['count-in']] },
@@ -55,6 +62,45 @@ function flows(emulatorUrl: string, redisUrl: string): unknown[] {
       lookback: 60,
       wires: [['count-dlr']],
     },
+    // (e): POST /send {text, caption} → send node; answered 200 once the outbox has the message (done()).
+    { id: 'http-send', z: 'tab', type: 'http in', url: '/send', method: 'post', wires: [['send']] },
+    {
+      id: 'send',
+      z: 'tab',
+      type: 'smsgw-send-sms',
+      gateway: 'cfg',
+      operation: 'SendSMS',
+      recipient: '+4917000000001',
+      recipientType: 'str',
+      text: 'payload.text',
+      textType: 'msg',
+      caption: 'payload.caption',
+      captionType: 'msg',
+      wires: [[]],
+    },
+    // x/y: without a position Node-RED files a Complete node among the config nodes and misreads its scope.
+    {
+      id: 'acked',
+      z: 'tab',
+      type: 'complete',
+      scope: ['send'],
+      uncaught: false,
+      x: 0,
+      y: 0,
+      wires: [['http-ok']],
+    },
+    { id: 'http-ok', z: 'tab', type: 'http response', statusCode: '200', wires: [] },
+    {
+      id: 'refused',
+      z: 'tab',
+      type: 'catch',
+      scope: ['send'],
+      uncaught: false,
+      x: 0,
+      y: 0,
+      wires: [['http-err']],
+    },
+    { id: 'http-err', z: 'tab', type: 'http response', statusCode: '500', wires: [] },
     { z: 'tab', ...counterNode('count-in', 'in', 'msg.sms.Id') },
     { z: 'tab', ...counterNode('count-dlr', 'dlr', 'msg.payload.Id') },
   ];
@@ -394,5 +440,86 @@ describe('two Node-RED instances on one Redis (issue 16)', function () {
       reconnected.every((n) => n >= 2),
       `reconnections ${JSON.stringify(reconnected)}`,
     );
+  });
+
+  it(`(e) ${SENDS} sends through both instances' send nodes, outbox on, one instance killed every 5–10 s: none lost, none twice`, async () => {
+    const random = seeded(SEED + 1);
+    for (const i of instances) if (!i.alive) await i.start();
+    let kills = 0;
+    let stopKilling = false;
+    const restarts = new Set<Promise<void>>();
+    const killer = (async () => {
+      let last = Date.now();
+      while (!stopKilling) {
+        last += 5000 + random() * 5000;
+        await sleep(Math.max(0, last - Date.now()));
+        if (stopKilling) break;
+        const alive = instances.filter((i) => i.alive);
+        if (alive.length === 0) continue;
+        const victim = alive[Math.floor(random() * alive.length)]!;
+        await victim.kill();
+        kills += 1;
+        const restart = victim.start().finally(() => restarts.delete(restart));
+        restarts.add(restart);
+      }
+      await Promise.all(restarts);
+    })();
+    /** Acknowledged by a send node (the outbox had it durably): it must be made exactly once. */
+    const accepted = new Set<number>();
+    /** The request failed (instance killed or starting): it may or may not have been accepted. */
+    const unsure = new Set<number>();
+    const started = Date.now();
+    for (let n = 0; n < SENDS; n++) {
+      let target = instances[n % 2]!;
+      if (!target.alive) target = instances[(n + 1) % 2]!;
+      if (!target.alive) {
+        unsure.add(n);
+        await sleep(SEND_GAP_MS);
+        continue;
+      }
+      try {
+        const res = await fetch(`${target.url}/send`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ text: `text ${n}`, caption: `s${n}` }),
+          signal: AbortSignal.timeout(5000),
+        });
+        if (res.status === 200) accepted.add(n);
+        else unsure.add(n);
+      } catch {
+        unsure.add(n);
+      }
+      await sleep(Math.max(0, started + (n + 1) * SEND_GAP_MS - Date.now()));
+    }
+    stopKilling = true;
+    await killer;
+    const made = (): Map<number, number> => {
+      const snap = emu.control.snapshot() as { accounts: { jobs: { caption: string }[] }[] };
+      const out = new Map<number, number>();
+      for (const j of snap.accounts.flatMap((acc) => acc.jobs)) {
+        const m = /^s(\d+) #/.exec(j.caption);
+        if (m) out.set(Number(m[1]), (out.get(Number(m[1])) ?? 0) + 1);
+      }
+      return out;
+    };
+    const end = Date.now() + 90_000;
+    while (Date.now() < end && [...accepted].some((n) => !made().has(n))) await sleep(500);
+    await sleep(3 * LEASE_S * 1000); // late duplicates would show now
+    const counts = made();
+    const lost = [...accepted].filter((n) => !counts.has(n));
+    const twice = [...counts].filter(([, c]) => c > 1).map(([n]) => n);
+    const unsureMade = [...unsure].filter((n) => counts.has(n)).length;
+    const takeovers = instances
+      .map((i) => (i.log().match(/outbox entries taken over/g) ?? []).length)
+      .reduce((x, y) => x + y, 0);
+    console.log(
+      `      (e) ${SENDS} sends in ${((Date.now() - started) / 1000).toFixed(0)} s, ${kills} kills: acknowledged ${accepted.size}, ` +
+        `lost ${lost.length}, made twice ${twice.length}; requests cut by a kill ${unsure.size} (of them made once: ${unsureMade}); ` +
+        `take-overs logged ${takeovers}`,
+    );
+    assert.ok(kills >= 3, `${kills} kills`);
+    assert.ok(accepted.size >= SENDS * 0.5, `acknowledged ${accepted.size}`);
+    assert.deepEqual(lost, [], 'every acknowledged send made');
+    assert.deepEqual(twice, [], 'no send made twice');
   });
 });

@@ -1,4 +1,5 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
+import { EntryTakenOver } from '../../reliability/outbox-store';
 import { configOf } from '../config/config';
 import { NodeGatewayError, statusTextOf, toGatewayError } from './errors';
 import type { NodeOutput } from './output';
@@ -145,6 +146,11 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
           const wasAccepted = accepted.delete(controller);
           // Stopped after the outbox accepted it: not a failure, the outbox sends it and reports it later.
           if (wasAccepted && controller.signal.aborted) return;
+          // Taken over by another instance (shared outbox): that one sends it and its send node reports it.
+          if (wasAccepted && err instanceof Error && err.cause instanceof EntryTakenOver) {
+            show();
+            return;
+          }
           const gatewayError = toGatewayError(err);
           lastStatus = failed(statusTextOf(gatewayError));
           lastWasAuth = gatewayError.code === 'AUTH';

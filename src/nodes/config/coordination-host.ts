@@ -11,6 +11,10 @@ import { RedisPollState } from '../../coordination/poll-state';
 import { RedisLink } from '../../coordination/redis-link';
 import { SharedRate } from '../../coordination/shared-rate';
 import type { FlowControl } from '../../reliability/flow-control';
+import type { OutboxStore } from '../../reliability/outbox-store';
+import { FallbackOutboxStore } from '../../coordination/outbox-fallback';
+import { SharedOutboxStore } from '../../coordination/shared-outbox';
+import { randomBytes } from 'node:crypto';
 import { sharedKey } from '../common/status';
 import type { SmsgwConfigDef, SmsgwCredentials } from './types';
 
@@ -124,6 +128,22 @@ export class CoordinationHost {
     if (!this.link || flow.ratePerSecond <= 0) return;
     const rate = new SharedRate(this.link, this.key('rate'), flow.ratePerSecond, flow.burst);
     flow.share(() => rate.take());
+  }
+
+  /**
+   * The outbox shared with the other instances (`<prefix><config>:outbox`), with `file` for what Redis cannot
+   * take; this instance's lease on it (started here, stopped by the caller) says it is alive.
+   */
+  sharedOutbox(file: OutboxStore): { store: FallbackOutboxStore; alive: Lease } | undefined {
+    if (!this.link) return undefined;
+    const instance = randomBytes(6).toString('hex');
+    const base = this.key('outbox');
+    const alive = new Lease(this.link, SharedOutboxStore.aliveKey(base, instance), {
+      leaseMs: this.settings.leaseMs,
+    });
+    alive.start();
+    const shared = new SharedOutboxStore(this.link, base, instance, alive);
+    return { store: new FallbackOutboxStore(shared, file), alive };
   }
 
   /** Why coordination cannot work right now (a setting, the package, Redis unreachable), or undefined. */

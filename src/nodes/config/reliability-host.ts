@@ -17,6 +17,10 @@ import { resolveReferenceOptions, type ResolvedReferenceOptions } from '../../re
 import { flowOptions, referenceOf } from './client-options';
 import { failed, sharedKey } from '../common/status';
 import type { SmsgwConfigDef } from './types';
+import type { CoordinationHost } from './coordination-host';
+import type { FallbackOutboxStore } from '../../coordination/outbox-fallback';
+import type { Lease } from '../../coordination/lease';
+import { EntryTakenOver } from '../../reliability/outbox-store';
 
 /** What every node using the config shows besides its own state. */
 export interface ConfigHealth {
@@ -88,6 +92,9 @@ export class ReliabilityHost {
   private readonly offFlow: () => void;
   private closed = false;
   private gate: SendGate | undefined;
+  /** With a shared outbox: this instance's lease on it, and the timer of the claims. */
+  private alive: Lease | undefined;
+  private claimTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly RED: NodeAPI,
@@ -95,6 +102,7 @@ export class ReliabilityHost {
     def: SmsgwConfigDef,
     getClient: () => GatewayClient,
     private readonly users: () => Iterable<Node>,
+    private readonly coordination?: CoordinationHost,
   ) {
     let flow: FlowControl;
     let error: GatewayError | undefined;
@@ -243,8 +251,12 @@ export class ReliabilityHost {
     this.flow.close();
     const box = await this.outboxReady;
     if (!box) return;
+    if (this.claimTimer) clearTimeout(this.claimTimer);
+    this.claimTimer = undefined;
     // Attempts under way are aborted and stay in the journal (looked up first when the flow starts again).
     await box.close();
+    // A shared outbox: the lease goes, so another instance takes this one's entries over at once.
+    await this.alive?.stop();
     for (const [, list] of this.unclaimed) for (const w of list) this.logRestored(w.outcome);
     this.unclaimed.clear();
     // A deleted config node takes its outbox file along, unless messages are still kept in it.
@@ -259,9 +271,15 @@ export class ReliabilityHost {
       await migrateOutboxFile(file);
       const settings = this.RED.settings as unknown as Record<string, unknown>;
       const retry = Number(settings.smsgwOutboxRetryInterval) || undefined;
+      // Coordinating instances share one outbox in Redis (docs/scaling.md), the file taking what Redis cannot.
+      const shared = this.coordination?.sharedOutbox(new JournalStore({ file }));
+      if (shared) {
+        this.alive = shared.alive;
+        await waitHeld(shared.alive, 5000);
+      }
       const box = await Outbox.open({
-        store: new JournalStore({ file }),
-        send: this.gatedSender(clientSender(getClient())),
+        store: shared?.store ?? new JournalStore({ file }),
+        send: this.gatedSender(clientSender(getClient()), shared?.store),
         // As many attempts at once as the flow control lets run: the rest wait in the outbox, on disk.
         maxActive: Number.isFinite(this.flow.maxConcurrent) ? this.flow.maxConcurrent : 8,
         ...(retry ? { retryIntervalMs: retry, maxRetryIntervalMs: Math.max(retry, 60_000) } : {}),
@@ -274,6 +292,7 @@ export class ReliabilityHost {
         this.notify(true);
       });
       this.kept = box.kept;
+      if (shared) this.claimLoop(box, shared.store);
       if (this.closed) {
         await box.close();
         return undefined;
@@ -287,13 +306,46 @@ export class ReliabilityHost {
     }
   }
 
-  /** The outbox's sender, held back (kept, not sent) while the send gate is closed. */
-  private gatedSender(send: OutboxSender): OutboxSender {
-    return (entry, options) => {
+  /**
+   * The outbox's sender, held back (kept, not sent) while the send gate is closed; with a shared outbox, each
+   * attempt first checks in Redis that this instance still owns the entry and holds its lease (lookup before
+   * retry covers the rest: an entry taken over is looked up by its new owner before it is sent).
+   */
+  private gatedSender(send: OutboxSender, owner: FallbackOutboxStore | undefined): OutboxSender {
+    return async (entry, options) => {
       const why = this.gate?.problem();
-      if (why === undefined) return send(entry, options);
-      return Promise.reject(redisDownError(why));
+      if (why !== undefined) throw redisDownError(why);
+      if (owner) {
+        try {
+          await owner.owns(entry.id);
+        } catch (e) {
+          if (e instanceof EntryTakenOver) throw e;
+          throw redisDownError(e instanceof Error ? e.message : String(e));
+        }
+      }
+      return send(entry, options);
     };
+  }
+
+  /** Takes over the entries of instances whose lease lapsed, every third of the lease time. */
+  private claimLoop(box: Outbox, store: FallbackOutboxStore): void {
+    const every = Math.max(500, Math.round((this.alive?.leaseMs ?? 15_000) / 3));
+    const tick = (): void => {
+      this.claimTimer = undefined;
+      if (this.closed) return;
+      void store.shared
+        .claim()
+        .then((entries) => {
+          if (this.closed || entries.length === 0) return;
+          this.node.log(this.RED._(sharedKey('log.outboxTakenOver'), { count: entries.length }));
+          box.adopt(entries);
+        })
+        .catch(() => undefined)
+        .then(() => {
+          if (!this.closed) this.claimTimer = setTimeout(tick, every);
+        });
+    };
+    tick();
   }
 
   /** An outcome nobody waits for: to the node that submitted it, or (it is gone) to the log. */
@@ -361,6 +413,20 @@ export class ReliabilityHost {
       }
     }
   }
+}
+
+/** Resolves when the lease is held, or after `ms` (sends go to the local file until it is). */
+function waitHeld(lease: Lease, ms: number): Promise<void> {
+  if (lease.held) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      lease.off('acquired', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    lease.on('acquired', done);
+  });
 }
 
 /** A send held back because Redis cannot be reached: surely not sent (the outbox keeps it). */
