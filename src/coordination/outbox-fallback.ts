@@ -1,10 +1,14 @@
 /**
  * The store of a coordinating config's outbox: the shared one in Redis, and the instance's own journal file for
  * the messages accepted while Redis could not take them (Redis away, or this instance's lease not held). Those
- * stay with this instance (nobody else can see them) and are sent by it once Redis is back; after a restart
- * they are loaded from the file as any outbox entry is.
+ * are not sent from the file: once Redis is back, each is handed over to the shared queue (owned by this
+ * instance) when its turn comes, then removed from the file, then sent. After a restart the file's entries are
+ * loaded as any outbox entry is; one that was handed over just before the crash is found in Redis (owned by
+ * this instance again, or by the instance that took it over) and is looked up before it is sent.
  */
+import type { OutboxSender } from '../reliability/outbox';
 import type { OutboxEntry, OutboxStore, OutboxStoreStats } from '../reliability/outbox-store';
+import { EntryTakenOver } from '../reliability/outbox-store';
 import type { SharedOutboxStore } from './shared-outbox';
 
 export class FallbackOutboxStore implements OutboxStore {
@@ -66,19 +70,60 @@ export class FallbackOutboxStore implements OutboxStore {
     return this.local.has(entry.id) ? this.file.update(entry) : this.shared.update(entry);
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: string, options?: { sent?: boolean }): Promise<void> {
     if (!this.local.has(id)) return this.shared.remove(id);
-    await this.file.remove(id);
+    await this.file.remove(id, options);
     this.local.delete(id);
   }
 
-  /** Resolves when this instance may send the entry (its own, lease held); EntryTakenOver when not its own. */
-  async owns(id: string): Promise<void> {
-    if (this.local.has(id)) return;
-    await this.shared.owns(id);
+  /**
+   * Resolves when this instance may send the entry (in Redis, its own, lease held): an entry of the file is
+   * handed over to Redis first. Resolves true when it must be looked up before it is sent (Redis held it
+   * already); EntryTakenOver when another instance owns it (its copy in the file is dropped: that one sends it).
+   */
+  async owns(entry: Readonly<OutboxEntry>): Promise<boolean> {
+    if (!this.local.has(entry.id)) {
+      await this.shared.owns(entry.id);
+      return false;
+    }
+    let found: boolean;
+    try {
+      found = await this.shared.handOver(entry);
+    } catch (e) {
+      if (e instanceof EntryTakenOver) await this.remove(entry.id);
+      throw e;
+    }
+    // In Redis now (durably, with appendfsync always): the file's copy goes. A crash in between leaves both;
+    // the file's entry was stored in flight, so after the restart it is looked up first (and found in Redis).
+    await this.file.remove(entry.id);
+    this.local.delete(entry.id);
+    return found;
   }
 
   async close(): Promise<void> {
     await Promise.all([this.shared.close(), this.file.close()]);
   }
+}
+
+/**
+ * The outbox's sender of a coordinating config: before each attempt it checks in Redis that this instance owns
+ * the entry and holds its lease, handing an entry of the file over to Redis first. EntryTakenOver goes to the
+ * outbox (it forgets the entry); any other failure (Redis away, lease lost) becomes `unreachable(why)`: the
+ * message is surely not sent and stays kept.
+ */
+export function ownedSender(
+  store: FallbackOutboxStore,
+  send: OutboxSender,
+  unreachable: (why: string) => Error,
+): OutboxSender {
+  return async (entry, options) => {
+    let lookupFirst: boolean;
+    try {
+      lookupFirst = await store.owns(entry);
+    } catch (e) {
+      if (e instanceof EntryTakenOver) throw e;
+      throw unreachable(e instanceof Error ? e.message : String(e));
+    }
+    return send(entry, lookupFirst ? { ...options, lookupFirst } : options);
+  };
 }

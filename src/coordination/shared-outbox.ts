@@ -66,6 +66,21 @@ for i = 1, #owners, 2 do
 end
 return out`);
 
+/**
+ * KEYS: entries, owners, alive. ARGV: token, instance, id, json, alive key prefix. Hands an entry of this
+ * instance's file over to Redis: 1 added, 2 it was there already (handed over before a crash, its owner gone:
+ * owned by this instance now, looked up first), 0 another live instance owns it, -1 this lease is not held.
+ */
+const HAND_OVER = new Script(`
+if redis.call('GET', KEYS[3]) ~= ARGV[1] then return -1 end
+local owner = redis.call('HGET', KEYS[2], ARGV[3])
+if owner and owner ~= ARGV[2] and redis.call('EXISTS', ARGV[5] .. owner) == 1 then return 0 end
+local had = redis.call('HEXISTS', KEYS[1], ARGV[3])
+if had == 0 then redis.call('HSET', KEYS[1], ARGV[3], ARGV[4]) end
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[2])
+if had == 1 then return 2 end
+return 1`);
+
 const fenced = (): Error =>
   new Error('this instance lost its outbox lease in Redis (Redis away, or the process was paused)');
 
@@ -127,6 +142,25 @@ export class SharedOutboxStore implements OutboxStore {
   /** Resolves when this instance owns the entry and holds its lease; EntryTakenOver when another owns it. */
   async owns(id: string): Promise<void> {
     await this.check(id, '');
+  }
+
+  /**
+   * Moves an entry of this instance's file into the shared queue, owned by this instance. Resolves true when
+   * Redis held it already (it must be looked up before it is sent); EntryTakenOver when another instance owns it.
+   */
+  async handOver(entry: Readonly<OutboxEntry>): Promise<boolean> {
+    const json = JSON.stringify(entry);
+    const r = Number(
+      await this.link.run(
+        HAND_OVER,
+        [this.entriesKey, this.ownersKey, this.alive.key],
+        [this.token(), this.instance, entry.id, json, SharedOutboxStore.aliveKey(this.entriesKey, '')],
+      ),
+    );
+    if (r === 0) throw new EntryTakenOver(entry.id);
+    if (r !== 1 && r !== 2) throw fenced();
+    this.count(json);
+    return r === 2;
   }
 
   async remove(id: string): Promise<void> {

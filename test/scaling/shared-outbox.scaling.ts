@@ -9,12 +9,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Lease } from '../../src/coordination/lease';
-import { FallbackOutboxStore } from '../../src/coordination/outbox-fallback';
+import { FallbackOutboxStore, ownedSender } from '../../src/coordination/outbox-fallback';
 import { RedisLink } from '../../src/coordination/redis-link';
 import { SharedOutboxStore } from '../../src/coordination/shared-outbox';
 import { GatewayError } from '../../src/errors';
-import { Outbox, type OutboxSender } from '../../src/reliability/outbox';
+import { Outbox, type OutboxEntry, type OutboxSender } from '../../src/reliability/outbox';
 import { JournalStore } from '../../src/reliability/outbox-journal';
+import { createReference } from '../../src/reliability/reference';
 import { startRedisServer, type RedisServer } from './redis-server';
 
 const LEASE_MS = 600;
@@ -63,6 +64,8 @@ describe('shared outbox (real redis-server)', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  const fileOf = (base: string, name: string): string => join(dir, `${base}-${name}.jsonl`);
+
   async function instance(name: string, base: string, send: OutboxSender) {
     const link = new RedisLink({ url: redis.url, prefix: '' });
     await link.ready();
@@ -71,9 +74,11 @@ describe('shared outbox (real redis-server)', function () {
     while (!alive.held) await sleep(10);
     const store = new FallbackOutboxStore(
       new SharedOutboxStore(link, base, name, alive),
-      new JournalStore({ file: join(dir, `${base}-${name}.jsonl`) }),
+      new JournalStore({ file: fileOf(base, name) }),
     );
-    const box = await Outbox.open({ store, send, maxActive: 50, retryIntervalMs: 100 });
+    // As the config node wires it: each attempt checks ownership in Redis (and hands a file entry over first).
+    const owned = ownedSender(store, send, (why) => new GatewayError('NETWORK', why, { ambiguous: false }));
+    const box = await Outbox.open({ store, send: owned, maxActive: 50, retryIntervalMs: 100 });
     const sent: string[] = [];
     box.on('sent', (e) => sent.push(e.reference));
     closers.push(async () => {
@@ -165,5 +170,89 @@ describe('shared outbox (real redis-server)', function () {
     assert.equal(await outcome, 'EntryTakenOver');
     assert.equal(gw.made.size, 0, 'not sent by the instance that lost it');
     assert.equal(a.box.size, 0);
+  });
+
+  it('messages accepted while Redis cannot take them wait in the file and go to Redis before they are sent', async () => {
+    const base = 'hand:outbox';
+    const gw = new Gateway();
+    /** The owner field in Redis of each entry as it is sent. */
+    const owners: unknown[] = [];
+    let link: RedisLink | undefined;
+    const h = await instance('h', base, async (entry, o) => {
+      owners.push(await link!.command(['HGET', `${base}:owner`, entry.id]));
+      return gw.sender()(entry, o);
+    });
+    link = h.link;
+    // No lease (as while Redis is away): Redis takes no entry, the file does.
+    await h.alive.stop();
+    const outcomes = [0, 1, 2].map((i) => h.box.submit('send', 'SendSMS', sms(`h${i}`)));
+    const until = Date.now() + 2000;
+    while (h.box.kept < 3 && Date.now() < until) await sleep(10);
+    await sleep(300);
+    assert.equal(gw.made.size, 0, 'nothing sent while Redis cannot take it');
+    assert.equal(await h.link.command(['HLEN', base]), 0);
+    h.alive.start();
+    while (!h.alive.held) await sleep(10);
+    await h.box.flush();
+    await Promise.all(outcomes);
+    assert.deepEqual(owners, ['h', 'h', 'h'], 'each one sent from Redis, owned by this instance');
+    assert.deepEqual([...gw.made.values()], [1, 1, 1]);
+    await sleep(50);
+    assert.equal(await h.link.command(['HLEN', base]), 0, 'settled entries leave Redis');
+    const left = new JournalStore({ file: fileOf(base, 'h') });
+    assert.deepEqual(await left.load(), [], 'and the file');
+    await left.close();
+  });
+
+  it('a restart after a hand-over that did not reach the file: each entry sent once, by one instance', async () => {
+    const base = 'crash:outbox';
+    const gw = new Gateway();
+    const refs = ['', createReference(), createReference(), createReference()];
+    const entry = (n: number): OutboxEntry => ({
+      id: `e${n}`,
+      reference: refs[n]!,
+      service: 'send',
+      operation: 'SendSMS',
+      params: sms(`c${n}`),
+      createdAt: new Date().toISOString(),
+      attempts: 1,
+      maybeSent: false,
+      // Stored in flight before the attempt that handed it over.
+      inFlight: true,
+    });
+    // The file of instance c still holds e1, e2, e3, handed over to Redis just before a kill -9:
+    const file = new JournalStore({ file: fileOf(base, 'c') });
+    await file.load();
+    for (const n of [1, 2, 3]) await file.add(entry(n));
+    await file.close();
+    const r = new RedisLink({ url: redis.url, prefix: '' });
+    await r.ready();
+    closers.push(() => r.close());
+    // e1: still in Redis, its owner (c before the restart) gone; the gateway got it before the kill.
+    gw.made.set(refs[1]!, 1);
+    await r.command(['HSET', base, 'e1', JSON.stringify(entry(1))]);
+    await r.command(['HSET', `${base}:owner`, 'e1', 'gone']);
+    // e2: taken over by another instance, which is alive and sends it.
+    await r.command(['HSET', base, 'e2', JSON.stringify(entry(2))]);
+    await r.command(['HSET', `${base}:owner`, 'e2', 'other']);
+    await r.command(['SET', SharedOutboxStore.aliveKey(base, 'other'), 'x', 'PX', '30000']);
+    // e3: taken over, made and settled by another instance already (gone from Redis).
+    gw.made.set(refs[3]!, 1);
+    const c = await instance('c', base, gw.sender());
+    assert.equal(c.box.size, 3, 'the file loaded');
+    await c.box.flush();
+    while (c.box.size > 0) await sleep(10);
+    assert.deepEqual(
+      refs.slice(1).map((ref) => gw.made.get(ref) ?? 0),
+      [1, 0, 1],
+      'e1, e3 found by their reference; e2 left to the instance that owns it',
+    );
+    assert.ok(gw.lookups >= 2, `looked up first (${gw.lookups})`);
+    assert.deepEqual(c.sent.sort(), [refs[1], refs[3]].sort(), 'e1, e3 settled here');
+    await sleep(50);
+    assert.equal(await r.command(['HGET', `${base}:owner`, 'e2']), 'other');
+    const left = new JournalStore({ file: fileOf(base, 'c') });
+    assert.deepEqual(await left.load(), [], 'nothing left in the file');
+    await left.close();
   });
 });

@@ -18,9 +18,8 @@ import { flowOptions, referenceOf } from './client-options';
 import { failed, sharedKey } from '../common/status';
 import type { SmsgwConfigDef } from './types';
 import type { CoordinationHost } from './coordination-host';
-import type { FallbackOutboxStore } from '../../coordination/outbox-fallback';
+import { ownedSender, type FallbackOutboxStore } from '../../coordination/outbox-fallback';
 import type { Lease } from '../../coordination/lease';
-import { EntryTakenOver } from '../../reliability/outbox-store';
 
 /** What every node using the config shows besides its own state. */
 export interface ConfigHealth {
@@ -308,22 +307,16 @@ export class ReliabilityHost {
 
   /**
    * The outbox's sender, held back (kept, not sent) while the send gate is closed; with a shared outbox, each
-   * attempt first checks in Redis that this instance still owns the entry and holds its lease (lookup before
-   * retry covers the rest: an entry taken over is looked up by its new owner before it is sent).
+   * attempt first checks in Redis that this instance still owns the entry and holds its lease, and hands an
+   * entry kept in the file while Redis was away over to Redis (lookup before retry covers the rest: an entry
+   * taken over is looked up by its new owner before it is sent).
    */
   private gatedSender(send: OutboxSender, owner: FallbackOutboxStore | undefined): OutboxSender {
-    return async (entry, options) => {
+    const owned = owner ? ownedSender(owner, send, redisDownError) : send;
+    return (entry, options) => {
       const why = this.gate?.problem();
-      if (why !== undefined) throw redisDownError(why);
-      if (owner) {
-        try {
-          await owner.owns(entry.id);
-        } catch (e) {
-          if (e instanceof EntryTakenOver) throw e;
-          throw redisDownError(e instanceof Error ? e.message : String(e));
-        }
-      }
-      return send(entry, options);
+      if (why === undefined) return owned(entry, options);
+      return Promise.reject(redisDownError(why));
     };
   }
 
