@@ -177,12 +177,12 @@ describe('shared outbox (real redis-server)', function () {
     const gw = new Gateway();
     /** The owner field in Redis of each entry as it is sent. */
     const owners: unknown[] = [];
-    let link: RedisLink | undefined;
+    const via: { link?: RedisLink } = {};
     const h = await instance('h', base, async (entry, o) => {
-      owners.push(await link!.command(['HGET', `${base}:owner`, entry.id]));
+      owners.push(await via.link!.command(['HGET', `${base}:owner`, entry.id]));
       return gw.sender()(entry, o);
     });
-    link = h.link;
+    via.link = h.link;
     // No lease (as while Redis is away): Redis takes no entry, the file does.
     await h.alive.stop();
     const outcomes = [0, 1, 2].map((i) => h.box.submit('send', 'SendSMS', sms(`h${i}`)));
