@@ -231,6 +231,50 @@ class FailoverWatch {
   }
 }
 
+/**
+ * Kills one of the instances every 5–10 s (seeded) with SIGKILL and starts it again. The restart runs meanwhile
+ * (on a loaded machine it takes seconds, which must not stretch the interval), so the other instance may be the
+ * only one up for a while. `stop()` ends the loop once the restarts under way are done.
+ */
+function killLoop(
+  instances: Instance[],
+  random: () => number,
+  hooks: {
+    pick?: (alive: Instance[]) => Instance;
+    before?: () => void;
+    after?: (victim: Instance) => void;
+  } = {},
+): { kills: () => number; stop: () => Promise<void> } {
+  let kills = 0;
+  let stopped = false;
+  const restarts = new Set<Promise<void>>();
+  const done = (async () => {
+    let last = Date.now();
+    while (!stopped) {
+      last += 5000 + random() * 5000;
+      await sleep(Math.max(0, last - Date.now()));
+      if (stopped) break;
+      const alive = instances.filter((i) => i.alive);
+      if (alive.length === 0) continue;
+      const victim = hooks.pick?.(alive) ?? alive[Math.floor(random() * alive.length)]!;
+      hooks.before?.();
+      await victim.kill();
+      kills += 1;
+      hooks.after?.(victim);
+      const restart = victim.start().finally(() => restarts.delete(restart));
+      restarts.add(restart);
+    }
+    await Promise.all(restarts);
+  })();
+  return {
+    kills: () => kills,
+    stop: () => {
+      stopped = true;
+      return done;
+    },
+  };
+}
+
 describe('two Node-RED instances on one Redis (issue 16)', function () {
   this.timeout((ARRIVAL_S + 240) * 1000);
   let redis: RedisServer;
@@ -345,36 +389,23 @@ describe('two Node-RED instances on one Redis (issue 16)', function () {
   it(`(a)+(d) ${INBOUND} inbound messages and ${JOBS * RECIPIENTS} reports over ${ARRIVAL_S} s, one instance killed every 5–10 s`, async () => {
     const random = seeded(SEED);
     watch.start();
-    let kills = 0;
-    let stopKilling = false;
-    const restarts = new Set<Promise<void>>();
-    const killer = (async () => {
-      let last = Date.now();
-      while (!stopKilling) {
-        // 5–10 s from one kill to the next; the restart runs meanwhile (on a loaded machine it takes seconds,
-        // which must not stretch the interval), so the other instance may be the only one up for a while.
-        last += 5000 + random() * 5000;
-        await sleep(Math.max(0, last - Date.now()));
-        if (stopKilling) break;
-        const alive = instances.filter((i) => i.alive);
-        if (alive.length === 0) continue;
-        // Mostly the holder of the inbound lease (its log says it took it last), so failovers happen.
+    const killer = killLoop(instances, random, {
+      // Mostly the holder of the inbound lease (its log says it took it last), so failovers happen.
+      pick: (alive) => {
         const holders = alive.filter((i) => /polls for smsgw-inbound now/.test(i.currentLog()));
-        const victim =
-          holders.length === 1 && random() < 0.75 ? holders[0]! : alive[Math.floor(random() * alive.length)]!;
+        return holders.length === 1 && random() < 0.75
+          ? holders[0]!
+          : alive[Math.floor(random() * alive.length)]!;
+      },
+      before: () => {
         watch.killed();
         killTimes.push(Date.now());
-        await victim.kill();
-        kills += 1;
-        const restart = victim.start().finally(() => restarts.delete(restart));
-        restarts.add(restart);
-      }
-      await Promise.all(restarts);
-    })();
+      },
+    });
     const started = Date.now();
     const expected = await arrivals(INBOUND, JOBS, ARRIVAL_S);
-    stopKilling = true;
-    await killer;
+    await killer.stop();
+    const kills = killer.kills();
     const lines = await settle(expected.inboundIds, expected.reportIds, 60_000);
     const tin = tally(lines, 'in', expected.inboundIds);
     const tdlr = tally(lines, 'dlr', expected.reportIds);
@@ -465,28 +496,11 @@ describe('two Node-RED instances on one Redis (issue 16)', function () {
       const result = invoke(op, params, ctx);
       return op.name === 'SendSMS' ? sleep(200 + random() * 800).then(() => result) : result;
     };
-    let kills = 0;
-    let stopKilling = false;
-    const restarts = new Set<Promise<void>>();
-    const killer = (async () => {
-      let last = Date.now();
-      while (!stopKilling) {
-        last += 5000 + random() * 5000;
-        await sleep(Math.max(0, last - Date.now()));
-        if (stopKilling) break;
-        const alive = instances.filter((i) => i.alive);
-        if (alive.length === 0) continue;
-        const victim = alive[Math.floor(random() * alive.length)]!;
-        await victim.kill();
-        kills += 1;
-        // Back as a replaced replica: no outbox file. What it had accepted must come from Redis (the other
-        // instance, or this one as a new instance, takes it over), not from its disk.
-        rmSync(join(victim.userDir, 'smsgw-outbox'), { recursive: true, force: true });
-        const restart = victim.start().finally(() => restarts.delete(restart));
-        restarts.add(restart);
-      }
-      await Promise.all(restarts);
-    })();
+    // Back as a replaced replica: no outbox file. What it had accepted must come from Redis (the other instance,
+    // or this one as a new instance, takes it over), not from its disk.
+    const killer = killLoop(instances, random, {
+      after: (victim) => rmSync(join(victim.userDir, 'smsgw-outbox'), { recursive: true, force: true }),
+    });
     /** Acknowledged by a send node (the outbox had it durably): it must be made exactly once. */
     const accepted = new Set<number>();
     /** The request failed (instance killed or starting): it may or may not have been accepted. */
@@ -516,9 +530,9 @@ describe('two Node-RED instances on one Redis (issue 16)', function () {
         await sleep(Math.max(0, started + (n + 1) * SEND_GAP_MS - Date.now()));
       }
     } finally {
-      stopKilling = true;
-      await killer;
+      await killer.stop();
     }
+    const kills = killer.kills();
     const sentIn = (Date.now() - started) / 1000;
     const made = (): Map<number, number> => {
       const snap = emu.control.snapshot() as { accounts: { jobs: { caption: string }[] }[] };
