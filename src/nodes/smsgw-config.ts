@@ -83,8 +83,9 @@ export default (RED: NodeAPI): void => {
       });
       const coordination = node.coordination;
       node.coordination = undefined;
-      // The outbox first (it releases its lease in Redis), then the Redis connection.
-      void Promise.race([node.reliability.close(removed).finally(() => coordination?.close()), waited])
+      // The Redis connection closes after the outbox (it releases its lease in Redis through it).
+      const reliability = node.reliability.close(removed);
+      void Promise.race([Promise.all([reliability, coordination?.close(reliability)]), waited])
         .catch((err: unknown) => node.warn(err instanceof Error ? err.message : String(err)))
         .then(() => {
           clearTimeout(timer);

@@ -481,20 +481,27 @@ describe('two Node-RED instances on one Redis (issue 16)', function () {
     // The gateway is slow, so that a kill finds sends under way: half of the SendSMS wait before they are made
     // (a kill cancels them: not made, the instance taking the entry over must send it), half are made at once
     // and answered late (a kill loses the answer: made, the taker must find it by its reference, not send it).
+    // Its own seeded sequence: the kill pattern stays the seed's whatever the instances send.
+    const slow = seeded(SEED + 2);
     const { faults, state } = emu;
     const take = faults.take.bind(faults);
     /** Job queries (lookups of a reference before a send) the gateway answered during the run. */
     let lookedUp = 0;
     faults.take = (operation: string | undefined) => {
       if (/^(QueryJob|GetJobs)/.test(operation ?? '')) lookedUp += 1;
-      return operation === 'SendSMS' && random() < 0.5
-        ? { kind: 'delay' as const, remaining: 1, ms: 200 + Math.round(random() * 800), operation }
+      return operation === 'SendSMS' && slow() < 0.5
+        ? { kind: 'delay' as const, remaining: 1, ms: 200 + Math.round(slow() * 800), operation }
         : take(operation);
     };
+    /** When each caption's first job was made (progress; the final count comes from the emulator's jobs). */
+    const madeAt = new Map<number, number>();
     const invoke = state.invoke.bind(state);
     state.invoke = (op, params, ctx) => {
       const result = invoke(op, params, ctx);
-      return op.name === 'SendSMS' ? sleep(200 + random() * 800).then(() => result) : result;
+      if (op.name !== 'SendSMS') return result;
+      const m = /^s(\d+) #/.exec(String((params as Record<string, unknown>).Caption ?? ''));
+      if (m && !madeAt.has(Number(m[1]))) madeAt.set(Number(m[1]), Date.now());
+      return sleep(200 + slow() * 800).then(() => result);
     };
     // Back as a replaced replica: no outbox file. What it had accepted must come from Redis (the other instance,
     // or this one as a new instance, takes it over), not from its disk.
@@ -544,8 +551,14 @@ describe('two Node-RED instances on one Redis (issue 16)', function () {
       return out;
     };
     const end = Date.now() + 90_000;
-    while (Date.now() < end && [...accepted].some((n) => !made().has(n))) await sleep(500);
+    while (Date.now() < end && [...accepted].some((n) => !madeAt.has(n))) await sleep(250);
     const settledIn = (Date.now() - started) / 1000;
+    // Made per 10 s since the first send: where the kills held sends back.
+    const perTen: number[] = [];
+    for (const at of madeAt.values()) {
+      const slot = Math.floor((at - started) / 10_000);
+      perTen[slot] = (perTen[slot] ?? 0) + 1;
+    }
     await sleep(3 * LEASE_S * 1000); // late duplicates would show now
     faults.take = take;
     state.invoke = invoke;
@@ -559,7 +572,8 @@ describe('two Node-RED instances on one Redis (issue 16)', function () {
     console.log(
       `      (e) ${SENDS} sends over ${sentIn.toFixed(0)} s, all made after ${settledIn.toFixed(0)} s, ${kills} kills: ` +
         `acknowledged ${accepted.size}, lost ${lost.length}, made twice ${twice.length}; entries taken over ${takenOver}, ` +
-        `job lookups ${lookedUp}; requests cut by a kill ${unsure.size} (of them made once: ${unsureMade})`,
+        `job lookups ${lookedUp}; requests cut by a kill ${unsure.size} (of them made once: ${unsureMade}); ` +
+        `made per 10 s: ${Array.from(perTen, (n) => n ?? 0).join(' ')}`,
     );
     assert.ok(kills >= 3, `${kills} kills`);
     assert.ok(accepted.size >= SENDS * 0.5, `acknowledged ${accepted.size}`);

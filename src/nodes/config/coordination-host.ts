@@ -153,9 +153,14 @@ export class CoordinationHost {
     return undefined;
   }
 
-  async close(): Promise<void> {
+  /**
+   * Releases the triggers' leases at once (another instance polls without waiting for them to lapse) and closes
+   * the connection once `first` settled (the outbox, which gives its own lease back through it).
+   */
+  async close(first: Promise<unknown> = Promise.resolve()): Promise<void> {
     await Promise.all([...this.leases.values()].map((u) => u.lease.stop()));
     this.leases.clear();
+    await first.catch(() => undefined);
     await this.link?.close();
   }
 }

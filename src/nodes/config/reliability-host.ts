@@ -291,7 +291,11 @@ export class ReliabilityHost {
         this.notify(true);
       });
       this.kept = box.kept;
-      if (shared) this.claimLoop(box, shared.store);
+      if (shared) {
+        this.claimLoop(box, shared.store);
+        // The lease back (it had lapsed: a long pause, Redis away): what waited for it goes now.
+        shared.alive.on('acquired', () => void box.flush().catch(() => undefined));
+      }
       if (this.closed) {
         await box.close();
         return undefined;
