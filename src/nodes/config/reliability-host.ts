@@ -249,7 +249,7 @@ export class ReliabilityHost {
     this.offFlow();
     this.flow.close();
     const box = await this.outboxReady;
-    if (!box) return;
+    if (!box) return this.alive?.stop();
     if (this.claimTimer) clearTimeout(this.claimTimer);
     this.claimTimer = undefined;
     // Attempts under way are aborted and stay in the journal (looked up first when the flow starts again).
