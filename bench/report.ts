@@ -19,6 +19,11 @@ export interface Results {
   seconds: number;
   /** Set when BENCH_ONLY re-ran some benchmarks: the others are those of the run of `earlier`. */
   partial?: { rerun: string[]; earlier: string };
+  /**
+   * Figures taken from runs of single benchmark files by hand (not through bench/run.ts), each saying which, when,
+   * under what load and how they were merged in. A run of bench/run.ts drops them with the figures they describe.
+   */
+  notes?: string[];
 }
 
 type Row = Record<string, unknown>;
@@ -451,6 +456,7 @@ export function renderMarkdown(res: Results): string {
         : ''),
     '',
   );
+  for (const note of res.notes ?? []) s.push(note, '');
   s.push(
     `Versions: ${Object.entries(res.versions)
       .map(([k, v]) => `${k} ${v}`)

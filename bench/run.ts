@@ -112,6 +112,8 @@ async function main(): Promise<void> {
   };
   if (only && previous.date) {
     results.partial = { rerun: only, earlier: previous.partial?.earlier ?? previous.date };
+    // Notes on figures merged in by hand stay with the figures this run keeps.
+    if (previous.notes) results.notes = previous.notes;
   }
   for (const name of ALL) {
     if (only && !only.includes(name)) continue;
