@@ -240,7 +240,8 @@ function killLoop(
   instances: Instance[],
   random: () => number,
   hooks: {
-    pick?: (alive: Instance[]) => Instance;
+    /** The instance to kill (default: any that is up); undefined: not now, ask again in 250 ms. */
+    pick?: (alive: Instance[]) => Instance | undefined;
     before?: () => void;
     after?: (victim: Instance) => void;
   } = {},
@@ -254,9 +255,17 @@ function killLoop(
       last += 5000 + random() * 5000;
       await sleep(Math.max(0, last - Date.now()));
       if (stopped) break;
-      const alive = instances.filter((i) => i.alive);
-      if (alive.length === 0) continue;
-      const victim = hooks.pick?.(alive) ?? alive[Math.floor(random() * alive.length)]!;
+      const pick = (): Instance | undefined => {
+        const alive = instances.filter((i) => i.alive);
+        if (alive.length === 0) return undefined;
+        return hooks.pick ? hooks.pick(alive) : alive[Math.floor(random() * alive.length)];
+      };
+      let victim = pick();
+      while (!victim && !stopped) {
+        await sleep(250);
+        victim = pick();
+      }
+      if (!victim) break;
       hooks.before?.();
       await victim.kill();
       kills += 1;
@@ -506,6 +515,10 @@ describe('two Node-RED instances on one Redis (issue 16)', function () {
     // Back as a replaced replica: no outbox file. What it had accepted must come from Redis (the other instance,
     // or this one as a new instance, takes it over), not from its disk.
     const killer = killLoop(instances, random, {
+      // One instance down at a time, as in an HA pair: a kill waits until the last restart is up (on a loaded
+      // machine a restart can outlast the 5–10 s, and with both down no send can be acknowledged).
+      pick: (alive) =>
+        alive.length < instances.length ? undefined : alive[Math.floor(random() * alive.length)],
       after: (victim) => rmSync(join(victim.userDir, 'smsgw-outbox'), { recursive: true, force: true }),
     });
     /** Acknowledged by a send node (the outbox had it durably): it must be made exactly once. */
