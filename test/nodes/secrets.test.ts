@@ -3,7 +3,7 @@
  * password, and it must not appear in any msg, node status, log entry, error, exported flow or outbox file.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Node, NodeAPI } from 'node-red';
@@ -167,7 +167,9 @@ describe('nodes: the password never leaves the credentials', function () {
       for (const m of inputs) (helper.getNode(n.id) as Node).receive({ ...m } as never);
     }
     // Everything settles: direct answers at once, the "down" sends after their retries end up kept.
-    await waitFor(() => readdirSync(path.join(userDir, 'smsgw-outbox')).length > 0, 20_000);
+    // The outbox folder appears with the first kept send: until then there is nothing to read.
+    const outboxDir = path.join(userDir, 'smsgw-outbox');
+    await waitFor(() => existsSync(outboxDir) && readdirSync(outboxDir).length > 0, 20_000);
     await sleep(3000);
 
     const outbox = readdirSync(path.join(userDir, 'smsgw-outbox')).map((f) =>

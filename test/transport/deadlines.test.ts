@@ -35,8 +35,10 @@ describe('transport: shared deadlines', () => {
     assert.deepEqual(waitingDeadlines(), { count: 4, timer: true });
     await sleep(150);
     assert.deepEqual(log, ['a', 'b', 'c', 'd']);
+    // Node's timers count on a monotonic clock that may run up to a millisecond ahead of Date.now(): a timer of
+    // the exchange's own fires then too (deadlines.ts expires what was due by the time its timer was set for).
     for (const p of probes)
-      assert.ok(p.expiredAt! >= p.at, `${p.name} expired ${p.at - p.expiredAt!} ms early`);
+      assert.ok(p.expiredAt! >= p.at - 1, `${p.name} expired ${p.at - p.expiredAt!} ms early`);
     assert.deepEqual(waitingDeadlines(), { count: 0, timer: false });
   });
 
