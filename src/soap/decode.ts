@@ -21,7 +21,7 @@ import {
 } from './plan';
 import { readInt } from './read-values';
 import type { Transport } from './request';
-import { Utf8Chunks } from './utf8-chunks';
+import { ByteTextChunks, utf8Of } from './utf8-chunks';
 import { WarnOnce, type WarningSink } from './warnings';
 import { XmlScanner, decodeText, type ScanHandler } from './xml-scanner';
 
@@ -143,7 +143,12 @@ const localOf = (qname: string): string => {
 /** The decoder is its scanner's handler itself: no handler object and four closures per answer. */
 class Decoder implements ResponseDecoder, ScanHandler {
   private readonly parser = new XmlScanner(this);
-  private readonly utf8 = new Utf8Chunks(true);
+  /**
+   * The answer as byte text (src/soap/utf8-chunks.ts): names and markup are ASCII; text values are turned into
+   * characters in text() and cdata(), names only where they reach a person (warnings, errors). Attribute values
+   * stay byte text: they are only compared (namespaces, nil, ids), never handed on.
+   */
+  private readonly bytes = new ByteTextChunks();
   private readonly stack: Frame[] = [new Frame()];
   private depth = 0;
   private readonly holder: Record<string, unknown> = {};
@@ -183,7 +188,7 @@ class Decoder implements ResponseDecoder, ScanHandler {
       this.headBytes += chunk.length;
     }
     try {
-      const s = this.utf8.decode(chunk);
+      const s = this.bytes.decode(chunk);
       if (s) this.parser.write(s);
     } catch (e) {
       throw this.fail(e);
@@ -193,7 +198,7 @@ class Decoder implements ResponseDecoder, ScanHandler {
   end(): unknown {
     if (this.error) throw this.error;
     try {
-      const s = this.utf8.end();
+      const s = this.bytes.end();
       if (s) this.parser.write(s);
       this.parser.end();
       if (!this.done) throw new Error('the document ended early');
@@ -208,7 +213,8 @@ class Decoder implements ResponseDecoder, ScanHandler {
     if (!this.error) {
       if (e instanceof GatewayError) this.error = e;
       else {
-        const why = e instanceof Error ? e.message : String(e);
+        // Names in the scanner's messages are byte text; our own words are ASCII.
+        const why = utf8Of(e instanceof Error ? e.message : String(e));
         this.error = new GatewayError('PARSE', `cannot decode the response: ${why}`, {
           service: this.op.service,
           operation: this.op.name,
@@ -236,12 +242,16 @@ class Decoder implements ResponseDecoder, ScanHandler {
 
   text(s: string, start: number, end: number): void {
     const f = this.stack[this.depth] as Frame;
-    if (f.collect) f.text += decodeText(s, start, end);
+    if (!f.collect) return;
+    // A piece of text is whole characters (cut only at '<', '&' or CR, or where ByteTextChunks cut): its bytes
+    // become characters before references are read, so `&#xE9;` and a raw é both end up as é.
+    const t = utf8Of(s.slice(start, end));
+    f.text += decodeText(t, 0, t.length);
   }
 
   cdata(t: string): void {
     const f = this.stack[this.depth] as Frame;
-    if (f.collect) f.text += t;
+    if (f.collect) f.text += utf8Of(t);
   }
 
   private onOpen(name: string, attrs: string[] | null): void {
@@ -487,7 +497,7 @@ class Decoder implements ResponseDecoder, ScanHandler {
   /** Skips an element the catalogue does not know where it appears, as XmlSerializer does, with a warning. */
   private skipUnknown(f: Frame, where: string, name: string): void {
     f.mode = SKIP;
-    this.warnings.unknownElement(where, localOf(name));
+    this.warnings.unknownElement(where, utf8Of(localOf(name)));
   }
 
   /** A readable name of the value at stack depth d: `SMSReport.Date`, `SOAPResponseOfDouble.Value`, `…[]`. */

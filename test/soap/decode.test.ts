@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { findOperation } from '../../src/catalogue';
 import { GatewayError } from '../../src/errors';
 import { createResponseDecoder } from '../../src/soap/decode';
@@ -20,6 +21,64 @@ function parseError(fn: () => unknown): GatewayError {
 }
 
 describe('soap/decode', () => {
+  it('reads text bytes beyond ASCII, character references and CDATA alike, split at every byte', () => {
+    const text = 'é &#xE9; &#233; 😀 &#x1F600; Grüße — &amp; مرحبا';
+    const want = 'é é é 😀 😀 Grüße — & مرحبا' + ' <ü> ]]';
+    const bytes = Buffer.from(
+      legacyEnvelope(`<QueryBalance2Result>${text}<![CDATA[ <ü> ]]]]></QueryBalance2Result>`),
+    );
+    for (let i = 1; i < bytes.length; i++)
+      assert.equal(decodeChunks(balance2, 'soap11', bytes, [i]), want, `split at ${i}`);
+  });
+
+  it('reads any bytes in a text value as TextDecoder reads them (invalid ones as U+FFFD), in any chunks', () => {
+    const bytesArb = fc
+      .uint8Array({ maxLength: 60 })
+      .map((b) => b.filter((x) => x !== 0x3c && x !== 0x26 && x !== 0x0d && x !== 0x5d));
+    fc.assert(
+      fc.property(bytesArb, fc.array(fc.nat(), { maxLength: 6 }), (value, cuts) => {
+        const head = Buffer.from(
+          legacyEnvelope('<QueryBalance2Result>').split('<QueryBalance2Result>')[0] + '<QueryBalance2Result>',
+        );
+        const tail = Buffer.from(
+          '</QueryBalance2Result></QueryBalance2Response></soap:Body></soap:Envelope>',
+        );
+        const bytes = Buffer.concat([head, value, tail]);
+        const splits = cuts.map((c) => c % bytes.length);
+        assert.equal(decodeChunks(balance2, 'soap11', bytes, splits), new TextDecoder().decode(value));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('skips a UTF-8 BOM before the document, cut anywhere', () => {
+    const bytes = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(legacyEnvelope('<QueryBalance2Result>ü</QueryBalance2Result>')),
+    ]);
+    for (const cut of [0, 1, 2, 3, 4]) assert.equal(decodeChunks(balance2, 'soap11', bytes, [cut]), 'ü');
+  });
+
+  it('names elements beyond ASCII as written in errors and warnings', () => {
+    const e = parseError(() =>
+      decodeChunks(balance2, 'soap11', Buffer.from(legacyEnvelope('<Grüße>1</Grüßx>'))),
+    );
+    assert.match(e.message, /<\/Grüßx> does not close <Grüße>/);
+    const warnings: DecodeWarning[] = [];
+    decodeChunks(
+      dlr,
+      'soap11',
+      Buffer.from(dlrEnvelope('<Id>1</Id><Straße>x</Straße>')),
+      [],
+      undefined,
+      (w) => warnings.push(w),
+    );
+    assert.deepEqual(
+      warnings.map((w) => [w.kind, w.value]),
+      [['element', 'Straße']],
+    );
+  });
+
   it('makes records plain objects: Object.prototype, own fields only, equal to the literal with the same fields', () => {
     const bytes = Buffer.from(dlrEnvelope('<Id>5</Id><Recipient>+4917012345678</Recipient><JobId>7</JobId>'));
     const r = (decodeChunks(dlr, 'soap11', bytes) as { Value: Record<string, unknown>[] }).Value[0]!;
