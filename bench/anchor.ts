@@ -333,7 +333,7 @@ async function sendTarget(
   return { target, messages: MESSAGES, rows, ratios, contribSoap };
 }
 
-interface DlrResult {
+export interface DlrResult {
   records: number;
   bytes: number;
   rows: Row[];

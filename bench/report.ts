@@ -1,6 +1,7 @@
 /** Renders bench/results.json as docs/performance.md (tables generated; the analysis is written by hand). */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DlrResult } from './anchor';
 import type { DecodeFigures, InvokeRow } from './invoke';
 import type { OutboxRow, OutboxStorage } from './outbox';
 
@@ -79,17 +80,7 @@ interface Benchmarks {
       ratios: { rateOursVsCore: number; cpuCoreVsOurs: number; rateOursVsContribSoap?: number };
       contribSoap: string;
     }[];
-    dlr?: {
-      records: number;
-      bytes: number;
-      rows: Row[];
-      ratios: {
-        speedupVsCore: number;
-        cpuCoreVsOurs: number;
-        oursEventLoopMaxMs: number;
-        coreEventLoopMaxMs: number;
-      };
-    };
+    dlr?: DlrResult;
   };
   'dlr-page': {
     records: number;

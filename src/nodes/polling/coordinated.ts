@@ -85,13 +85,13 @@ export function coordinatedPolling<S extends object>(
   };
   // One at a time: staging the same records twice could bring back one that was handed on and dropped meanwhile.
   let settling: Promise<void> = Promise.resolve();
-  const forgetUnconfirmed = (): Promise<void> => {
+  const catchUp = (): Promise<void> => {
     settling = settling.catch(() => undefined).then(settleLocal);
     return settling;
   };
   // Back from an outage: stage what was read and note what was handed on meanwhile, before anyone else can take
   // the lease and miss or repeat it.
-  const onUp = (): void => void forgetUnconfirmed().catch(() => undefined);
+  const onUp = (): void => void catchUp().catch(() => undefined);
   host.link?.on('up', onUp);
   const onTaken = (): void => {
     fresh = true;
@@ -159,7 +159,7 @@ export function coordinatedPolling<S extends object>(
       return;
     }
     node.status({ fill: 'blue', shape: 'dot', text: sharedKey('status.polling') });
-    await redis(forgetUnconfirmed);
+    await redis(catchUp);
     let loaded = await redis(() => store.load());
     if (fresh && loaded.pending.length > 0) {
       await new Promise((resolve) => setTimeout(resolve, TAKEOVER_GRACE_MS));
