@@ -92,12 +92,31 @@ export function writeSoapFault(fault: WireFault, version: SoapVersion, verbose: 
   );
 }
 
-/** An error of the HTTP GET/POST channel (§6.5): one exception, written as text/plain, HTML-encoded. */
+const READER_FRAMES = [
+  'System.Web.Services.Protocols.ValueCollectionParameterReader.Read(NameValueCollection collection)',
+  'System.Web.Services.Protocols.HttpServerProtocol.ReadParameters()',
+  'System.Web.Services.Protocols.WebServiceHandler.CoreProcessRequest()',
+];
+
+/** Where the Discovery protocol throws (`?wsdl=<id>` naming no document). */
+export const DISCOVERY_FRAMES = [
+  'System.Web.Services.Protocols.DiscoveryServerProtocol.WriteReturns(Object[] returnValues, Stream outputStream)',
+  'System.Web.Services.Protocols.WebServiceHandler.WriteReturns(Object[] returnValues)',
+  'System.Web.Services.Protocols.WebServiceHandler.Invoke()',
+  'System.Web.Services.Protocols.WebServiceHandler.CoreProcessRequest()',
+];
+
+/**
+ * An error of the HTTP GET/POST channel (§6.5), or of the Discovery protocol (its WriteException is the same):
+ * one exception, written as text/plain, HTML-encoded.
+ */
 export class FormError extends Error {
   constructor(
     readonly dotnetType: string,
     message: string,
     readonly inner?: { type: string; message: string },
+    /** Stack frames of the verbose form; the default is the parameter reader's. */
+    readonly frames: readonly string[] = READER_FRAMES,
   ) {
     super(message);
     this.name = 'FormError';
@@ -120,10 +139,7 @@ export function formErrorText(err: FormError, verbose: boolean): string {
     text = `${err.dotnetType}: ${htmlEncode(err.message)}`;
     if (err.inner)
       text += ` ---> ${err.inner.type}: ${htmlEncode(err.inner.message)}\r\n   --- End of inner exception stack trace ---`;
-    text +=
-      '\r\n   at System.Web.Services.Protocols.ValueCollectionParameterReader.Read(NameValueCollection collection)' +
-      '\r\n   at System.Web.Services.Protocols.HttpServerProtocol.ReadParameters()' +
-      '\r\n   at System.Web.Services.Protocols.WebServiceHandler.CoreProcessRequest()';
+    for (const frame of err.frames) text += `\r\n   at ${frame}`;
   } else {
     text = htmlEncode(err.message);
     if (err.inner) text += ` ---> ${htmlEncode(err.inner.message)}`;
@@ -131,15 +147,22 @@ export function formErrorText(err: FormError, verbose: boolean): string {
   return `${text}\r\n`;
 }
 
-/** ASP.NET's yellow error page, for a protocol that is switched off (§6.5 last row) and similar. */
-export function aspNetErrorPage(message: string, path: string): string {
+/**
+ * ASP.NET's yellow error page, for a request no protocol takes (§6.5 last row): an InvalidOperationException
+ * (500), or the HttpException of a verb the protocols refuse (405).
+ */
+export function aspNetErrorPage(
+  message: string,
+  path: string,
+  exceptionType = 'System.InvalidOperationException',
+): string {
   const m = htmlEncode(message);
   return (
     `<!DOCTYPE html>\r\n<html>\r\n    <head>\r\n        <title>${m}</title>\r\n    </head>\r\n` +
     `    <body bgcolor="white">\r\n            <span><H1>Server Error in '/' Application.<hr width=100% size=1 color=silver></H1>\r\n` +
     `            <h2> <i>${m}</i> </h2></span>\r\n` +
     `            <b> Description: </b>An unhandled exception occurred during the execution of the current web request.<br><br>\r\n` +
-    `            <b> Exception Details: </b>System.InvalidOperationException: ${m}<br><br>\r\n` +
+    `            <b> Exception Details: </b>${exceptionType}: ${m}<br><br>\r\n` +
     `            <b> Requested URL: </b>${htmlEncode(path)}<br><br>\r\n    </body>\r\n</html>\r\n`
   );
 }

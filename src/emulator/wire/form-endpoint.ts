@@ -46,6 +46,16 @@ function readParams(
   return readFormParams(op, collectForm(body.toString('utf8')));
 }
 
+/**
+ * `<P>/<Op>` that no protocol takes: GET or POST switched off, or another verb (HEAD, PUT, …), whatever is
+ * enabled. ASMX asks its protocol factories in turn; the last, Documentation, declines any path info, and the
+ * handler factory then throws InvalidOperationException: ASP.NET's error page, 500.
+ */
+export function unrecognizedUrl(ctx: WireContext, ex: Exchange, methodName: string): void {
+  const msg = `Request format is unrecognized for URL unexpectedly ending in '/${methodName}'.`;
+  reply(ctx, ex, 500, 'text/html; charset=utf-8', aspNetErrorPage(msg, ex.req.url ?? ''), msg);
+}
+
 /** `GET <P>/<Op>?…` and `POST <P>/<Op>` (asmx-wire §6.5, §7). */
 export async function handleForm(
   ctx: WireContext,
@@ -56,16 +66,16 @@ export async function handleForm(
   query: string,
 ): Promise<void> {
   const { cfg } = ctx;
-  const isGet = ex.req.method === 'GET' || ex.req.method === 'HEAD';
+  const isGet = ex.req.method === 'GET';
   const transport: WireTransport = isGet ? 'get' : 'post';
   ex.transport = transport;
   ex.request = isGet ? `GET ${ex.req.url ?? ''}` : `POST ${ex.req.url ?? ''}\n`;
   if (!isGet) ex.body = body;
   ex.operation = entry.ops.find((o) => o.name === methodName);
-  const enabled = (isGet && cfg.enableGet) || (ex.req.method === 'POST' && cfg.enablePost);
+  // A path info of "/" alone is too short for the HTTP GET/POST protocols (PathInfo.Length < 2).
+  const enabled = methodName !== '' && (isGet ? cfg.enableGet : cfg.enablePost);
   if (!enabled) {
-    const msg = `Request format is unrecognized for URL unexpectedly ending in '/${methodName}'.`;
-    reply(ctx, ex, 500, 'text/html; charset=utf-8', aspNetErrorPage(msg, ex.req.url ?? ''), msg);
+    unrecognizedUrl(ctx, ex, methodName);
     return;
   }
   const go = injectFault(ctx, ex);

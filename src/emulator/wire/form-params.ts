@@ -27,13 +27,14 @@ function cannotConvert(
 const INT_RE = /^\s*[+-]?\d+\s*$/;
 const DOUBLE_RE = /^\s*[+-]?(\d{1,3}(,\d{3})+|\d+)?(\.\d*)?([eE][+-]?\d+)?\s*$/;
 
-function convertInt(value: string, min: number, max: number, typeName: string): number {
-  if (!INT_RE.test(value)) cannotConvert(value, typeName);
+/** `named`: the type the error names, when it is not the integer type itself (an enum's underlying Int32). */
+function convertInt(value: string, min: number, max: number, typeName: string, named = typeName): number {
+  if (!INT_RE.test(value)) cannotConvert(value, named);
   const n = Number(value.trim());
   if (n < min || n > max)
     cannotConvert(
       value,
-      typeName,
+      named,
       `Value was either too large or too small for ${typeName.replace('System.', 'an ')}.`,
     );
   return n;
@@ -68,16 +69,24 @@ function convertDate(value: string): Date | null {
   );
 }
 
-function convert(value: string, type: TypeRef): unknown {
-  if (type.kind === 'enum') {
-    const def = enumType(type.name);
-    if (def.values.includes(value)) return value;
-    if (/^\s*\d+\s*$/.test(value)) {
-      const member = def.values[Number(value)];
-      if (member !== undefined) return member;
-    }
-    return cannotConvert(value, type.name, `Requested value '${value}' was not found.`);
+/**
+ * Enum.Parse(type, value): a member name (exact case), or any number that fits the underlying Int32, a member or
+ * not. A number that is no member is returned as its digits (e.g. '99'): the operation then meets a value it does
+ * not know and answers as it does for one (docs/assumptions.md).
+ */
+function convertEnum(value: string, typeName: string): string {
+  const def = enumType(typeName);
+  const s = value.trim();
+  if (def.values.includes(s)) return s;
+  if (/^[+-]?\d+$/.test(s)) {
+    const n = convertInt(value, -2147483648, 2147483647, 'System.Int32', typeName);
+    return def.values[n] ?? String(n);
   }
+  return cannotConvert(value, typeName, `Requested value '${s}' was not found.`);
+}
+
+function convert(value: string, type: TypeRef): unknown {
+  if (type.kind === 'enum') return convertEnum(value, type.name);
   if (type.kind !== 'primitive') return undefined;
   switch (type.name) {
     case 'string':

@@ -9,7 +9,9 @@ import {
   type WireContext,
   type WireDeps,
 } from './exchange';
-import { handleForm } from './form-endpoint';
+import { AspNetQuery, discoDocument, documentationRoute } from './discovery';
+import { DISCOVERY_FRAMES, FormError, aspNetErrorPage, formErrorText } from './faults';
+import { handleForm, unrecognizedUrl } from './form-endpoint';
 import { helpPage, operationPage, type HelpInput } from './help-page';
 import { handleSoap } from './soap-endpoint';
 import { generateWsdl } from './wsdl';
@@ -17,6 +19,12 @@ import { generateWsdl } from './wsdl';
 export type { ServiceEntry, WireConfig, WireDeps } from './exchange';
 
 class BodyTooLarge extends Error {}
+
+/**
+ * `?schema=<id>` names a schema this service does not have (all its types are inside the WSDL). The reference
+ * material does not give ASMX's text for this (WebSchemaNotFound); this one is ours (docs/assumptions.md).
+ */
+const SCHEMA_NOT_FOUND = 'Schema was not found.';
 
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -61,37 +69,67 @@ export function createRequestHandler(
     startedAt: deps.startedAt,
   };
 
-  /** `GET <P>`: the Documentation protocol (help page, `?WSDL`). */
+  /** `GET <P>`: the Discovery protocol (`?wsdl`, `?disco`, `?wsdl=<id>`) or the Documentation protocol. */
   function handleDocumentation(ex: Exchange, entry: ServiceEntry, query: string): void {
     const host =
       ex.req.headers.host ?? `${ex.req.socket.localAddress ?? '127.0.0.1'}:${ex.req.socket.localPort ?? ''}`;
-    const isWsdl = query.toLowerCase() === 'wsdl';
-    ex.transport = isWsdl ? 'wsdl' : 'help';
+    const location = `http://${host}${entry.path}`;
+    const route = documentationRoute(new AspNetQuery(query));
+    ex.transport = route.kind === 'help' ? 'help' : 'wsdl';
     ex.request = `GET ${ex.req.url ?? ''}`;
-    if (isWsdl) {
-      const wsdl = generateWsdl({
-        serviceName: entry.wsdlName,
-        ns: entry.ns,
-        ops: entry.ops,
-        location: `http://${host}${entry.path}`,
-        enableGet: cfg.enableGet,
-        enablePost: cfg.enablePost,
-      });
-      reply(ctx, ex, 200, 'text/xml; charset=utf-8', wsdl);
-      return;
+    switch (route.kind) {
+      case 'wsdl': {
+        const wsdl = generateWsdl({
+          serviceName: entry.wsdlName,
+          ns: entry.ns,
+          ops: entry.ops,
+          location,
+          enableGet: cfg.enableGet,
+          enablePost: cfg.enablePost,
+        });
+        reply(ctx, ex, 200, 'text/xml; charset=utf-8', wsdl);
+        return;
+      }
+      case 'disco':
+        reply(ctx, ex, 200, 'text/xml; charset=utf-8', discoDocument(location, entry.ns, entry.wsdlName));
+        return;
+      case 'wsdlId':
+      case 'schemaId': {
+        // The WSDL holds every type: the service has no imported document, whatever the id.
+        const err = new FormError(
+          'System.InvalidOperationException',
+          route.kind === 'wsdlId' ? 'XML Web service description was not found.' : SCHEMA_NOT_FOUND,
+          undefined,
+          DISCOVERY_FRAMES,
+        );
+        reply(ctx, ex, 500, 'text/plain; charset=utf-8', formErrorText(err, cfg.verboseFaults), err.message);
+        return;
+      }
+      case 'help': {
+        const help: HelpInput = {
+          serviceName: entry.wsdlName,
+          path: entry.path,
+          ns: entry.ns,
+          ops: entry.ops,
+          enableGet: cfg.enableGet,
+          enablePost: cfg.enablePost,
+        };
+        const op = route.op === undefined ? undefined : entry.ops.find((o) => o.name === route.op);
+        reply(ctx, ex, 200, 'text/html; charset=utf-8', op ? operationPage(help, op) : helpPage(help));
+      }
     }
-    const help: HelpInput = {
-      serviceName: entry.wsdlName,
-      path: entry.path,
-      ns: entry.ns,
-      ops: entry.ops,
-      enableGet: cfg.enableGet,
-      enablePost: cfg.enablePost,
-    };
-    const opName = /^op=([^&]*)/i.exec(query)?.[1];
-    const op =
-      opName === undefined ? undefined : entry.ops.find((o) => encodeURIComponent(o.name) === opName);
-    reply(ctx, ex, 200, 'text/html; charset=utf-8', op ? operationPage(help, op) : helpPage(help));
+  }
+
+  /**
+   * A verb other than GET or POST on the bare path: each protocol that would take the path answers "not this
+   * verb", the last (Documentation) too, and ASMX throws HttpException(405): ASP.NET's error page.
+   */
+  function methodNotAllowed(ex: Exchange): void {
+    ex.transport = 'help';
+    ex.request = `${ex.req.method ?? ''} ${ex.req.url ?? ''}`;
+    const msg = 'Request format is unrecognized.';
+    const page = aspNetErrorPage(msg, ex.req.url ?? '', 'System.Web.HttpException');
+    reply(ctx, ex, 405, 'text/html; charset=utf-8', page, msg);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -153,13 +191,18 @@ export function createRequestHandler(
       }
       ex.service = entry.service;
       if (methodName !== undefined) {
-        await handleForm(ctx, ex, entry, methodName, body, query);
+        if (method === 'GET' || method === 'POST') await handleForm(ctx, ex, entry, methodName, body, query);
+        else {
+          ex.transport = 'help';
+          ex.request = `${method} ${rawUrl}`;
+          unrecognizedUrl(ctx, ex, methodName);
+        }
       } else if (method === 'POST') {
         await handleSoap(ctx, ex, entry, body);
-      } else if (method === 'GET' || method === 'HEAD') {
+      } else if (method === 'GET') {
         handleDocumentation(ex, entry, query);
       } else {
-        reply(ctx, ex, 405, 'text/plain; charset=utf-8', 'Method Not Allowed\r\n');
+        methodNotAllowed(ex);
       }
     } catch (err) {
       internalError(res, err);

@@ -36,6 +36,10 @@ const K = {
 } as const;
 
 const INPUT_STRING = 'Input string was not in a correct format.';
+/** Int32.Parse's OverflowException: digits that do not fit (XmlConvert.ToInt32 calls it). */
+const INT32_OVERFLOW = 'Value was either too large or too small for an Int32.';
+/** What Int32.Parse takes as a number at all (NumberStyles.Integer): the rest is a format error. */
+const INT_DIGITS = /^[\t-\r ]*[+-]?\d+[\t-\r ]*$/;
 
 /** XmlSerializer converts a value once ReadElementString has moved past its end tag: that position is named. */
 function valueFault(el: XmlElement, message: string): never {
@@ -52,6 +56,22 @@ function isNil(el: XmlElement): boolean {
   if (el.attrs.size === 0) return false;
   const nil = el.attrs.get(K.nil) ?? el.attrs.get(K.null);
   return nil !== undefined && (nil.trim() === 'true' || nil.trim() === '1');
+}
+
+/** The inner message of the exception XmlConvert (or the enum reader) throws for this text. */
+function formatMessage(type: TypeRef, text: string): string {
+  if (type.kind !== 'primitive') return INPUT_STRING;
+  if (type.name === 'dateTime') return `The string '${text}' is not a valid AllXsd value.`;
+  if (type.name === 'int' && INT_DIGITS.test(text)) return INT32_OVERFLOW;
+  return INPUT_STRING;
+}
+
+/** int, double, boolean, dateTime and enums: .NET value types, which cannot hold null. */
+function isValueType(type: TypeRef): boolean {
+  return (
+    type.kind === 'enum' ||
+    (type.kind === 'primitive' && type.name !== 'string' && type.name !== 'base64Binary')
+  );
 }
 
 function readScalar(el: XmlElement, type: TypeRef): unknown {
@@ -80,13 +100,7 @@ function readScalar(el: XmlElement, type: TypeRef): unknown {
         return parseBase64(text);
     }
   } catch (err) {
-    if (err instanceof ValueFormatError) {
-      const msg =
-        type.kind === 'primitive' && type.name === 'dateTime'
-          ? `The string '${text}' is not a valid AllXsd value.`
-          : INPUT_STRING;
-      valueFault(el, msg);
-    }
+    if (err instanceof ValueFormatError) valueFault(el, formatMessage(type, text));
     throw err;
   }
   return undefined;
@@ -95,7 +109,10 @@ function readScalar(el: XmlElement, type: TypeRef): unknown {
 // ---------- document/literal
 
 function readLiteral(el: XmlElement, type: TypeRef, ns: string): unknown {
-  if (isNil(el)) return type.kind === 'primitive' && type.name === 'dateTime' ? null : undefined;
+  // XmlSerializer checks xsi:nil only where null fits: a value type is read with ReadElementString, so
+  // <JobPriority xsi:nil="true" /> is the empty string, which the number, date or enum reader refuses (a Client
+  // fault), and a nil element with text is read as that text.
+  if (!isValueType(type) && isNil(el)) return undefined;
   if (type.kind === 'list') {
     return el.children
       .filter((c) => c.local === type.itemElement && c.ns === ns)
@@ -178,7 +195,9 @@ function isEncodedArray(el: XmlElement): boolean {
 
 function readEncoded(raw: XmlElement, type: TypeRef, body: XmlElement): unknown {
   const el = deref(raw, body);
-  if (isNil(el)) return type.kind === 'primitive' && type.name === 'dateTime' ? null : undefined;
+  // The encoded reader (ReadReferencingElement) returns null for xsi:nil before it looks at the type; a value
+  // type member then keeps its default (0, the first enum member, DateTime.MinValue) and the call goes on.
+  if (isNil(el)) return dotnetDefault(type);
   if (type.kind === 'list') {
     // The .NET reader does not see an array without arrayType/itemType: the parameter stays null.
     if (!isEncodedArray(el)) return undefined;

@@ -118,7 +118,8 @@ export function generateWsdl(w: WsdlInput): string {
   // ---- encoded schema (section-5 arrays) for the RPC operations
   let encoded = '';
   if (rpcOps.length) {
-    encoded = `    <s:schema targetNamespace="${escapeAttr(encNs)}">\n      <s:import namespace="${NS.enc11}" />\n      <s:import namespace="${WSDL_NS}" />\n`;
+    // .NET writes elementFormDefault="qualified" on this schema too, though its section-5 types declare no element.
+    encoded = `    <s:schema elementFormDefault="qualified" targetNamespace="${escapeAttr(encNs)}">\n      <s:import namespace="${NS.enc11}" />\n      <s:import namespace="${WSDL_NS}" />\n`;
     for (const t of collectTypes(rpcOps.flatMap((o) => [...o.params.map((p) => p.type), o.result.type]))) {
       if (t.kind === 'list') {
         encoded +=
@@ -133,7 +134,8 @@ export function generateWsdl(w: WsdlInput): string {
   let abstract = '';
   if (httpProtocols.length && ops.some((o) => o.params.some(isFormArray))) {
     abstract =
-      `    <s:schema targetNamespace="${escapeAttr(absNs)}">\n      <s:import namespace="${NS.enc11}" />\n      <s:import namespace="${WSDL_NS}" />\n` +
+      // StringArray restricts soapenc:Array without a wsdl:arrayType attribute: only soapenc is imported.
+      `    <s:schema targetNamespace="${escapeAttr(absNs)}">\n      <s:import namespace="${NS.enc11}" />\n` +
       `      <s:complexType name="StringArray">\n        <s:complexContent mixed="false">\n          <s:restriction base="soapenc:Array">\n` +
       `            <s:sequence>\n              <s:element minOccurs="0" maxOccurs="unbounded" name="String" type="s:string" />\n            </s:sequence>\n` +
       `          </s:restriction>\n        </s:complexContent>\n      </s:complexType>\n    </s:schema>\n`;

@@ -87,7 +87,7 @@ describe('emulator wire: RPC/encoded complex results', () => {
     });
     assert.match(
       wsdl,
-      /<s:schema targetNamespace="urn:test\/encodedTypes">[\s\S]*<s:complexType name="SMSJobInfo">[\s\S]*name="Report" type="s1:ArrayOfSMSReport"/,
+      /<s:schema elementFormDefault="qualified" targetNamespace="urn:test\/encodedTypes">[\s\S]*<s:complexType name="SMSJobInfo">[\s\S]*name="Report" type="s1:ArrayOfSMSReport"/,
     );
     assert.match(wsdl, /<wsdl:part name="GetInfoResult" type="s1:SMSJobInfo" \/>/);
     assert.match(wsdl, /wsdl:arrayType="s1:SMSReport\[\]"/);
