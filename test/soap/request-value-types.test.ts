@@ -99,11 +99,11 @@ describe('soap/request: never a nil or empty value type', () => {
   const withValueTypes = OPERATIONS.filter((op) => op.params.some((p) => isValueType(p.type)));
 
   it('the catalogue has value-type parameters to check (int, dateTime, enum)', () => {
-    const kinds = new Set(
+    const kinds = new Set<string>(
       withValueTypes.flatMap((op) =>
         op.params
           .filter((p) => isValueType(p.type))
-          .map((p) => (p.type.kind === 'enum' ? 'enum' : p.type.name)),
+          .map((p) => (p.type.kind === 'primitive' ? p.type.name : p.type.kind)),
       ),
     );
     for (const k of ['int', 'dateTime', 'enum']) assert.ok(kinds.has(k), k);
