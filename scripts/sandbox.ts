@@ -3,15 +3,17 @@
  * the example flows deployed against the emulator. Ctrl-C stops both.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createInterface } from 'node:readline';
 import { CONFIG_TYPE, examplesForDeploy, listExamples, repointMqttBrokers, type FlowNode } from './lib/flows';
 import { SANDBOX_MQTT, sandboxMqttPort, startMqttBroker, type RunningBroker } from './lib/mqtt-broker';
 import { deployFlows, getNodeSets, startNodeRed } from './lib/nodered';
+import { devNodeRedDir, ensureSandboxNodeRed, repoNodeRedModules } from './lib/nodered-runtime';
 import { assertPortFree } from './lib/proc';
-import { freshUserDir, startSandboxEmulator } from './lib/sandbox-state';
+import { howItEnded, SandboxEmulator, shownPath } from './lib/sandbox-emulator';
+import { freshUserDir } from './lib/sandbox-state';
 import { ensureBuilt, installInto, packPackage, PKG, ROOT } from './lib/package';
+import { READINGS_TOPIC, readTypedLines, stdinKind, typingHint } from './lib/typed-input';
 
 const log = (s: string): void => console.log(`[sandbox] ${s}`);
 
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
       fresh: { type: 'boolean', default: false },
       'mqtt-port': { type: 'string' },
       'skip-build': { type: 'boolean', default: false },
+      'user-dir': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -41,12 +44,16 @@ async function main(): Promise<void> {
   --mqtt-port      MQTT broker port (env SMSGW_MQTT_PORT, default 1883, or a free one when 1883 is taken)
   --reset          replace the sandbox flows with the example flows again (the emulator's jobs stay)
   --fresh          start from nothing: Node-RED's userDir (flows, credentials, poller cursors, outbox)
-                   and the emulator's state (jobs, reports, balance, JobId counter) both reset`);
+                   and the emulator's state (jobs, reports, balance, JobId counter) both reset
+  --user-dir       the sandbox's directory (env SMSGW_SANDBOX_DIR, default .sandbox)
+
+Lines typed (or piped) into its stdin: a reading ("-9") is published to ${READINGS_TOPIC},
+"<topic> <payload>" to that topic; "emulator" starts the gateway emulator again after it ended.`);
     return;
   }
   const emulatorPort = portOption(values['emulator-port'], 'SMSGW_EMULATOR_PORT', 8080);
   const nrPort = portOption(values.port, 'SMSGW_NODERED_PORT', 1880);
-  const userDir = join(ROOT, '.sandbox');
+  const userDir = resolve(values['user-dir'] ?? process.env.SMSGW_SANDBOX_DIR ?? join(ROOT, '.sandbox'));
   await assertPortFree(nrPort, 'choose another with --port or SMSGW_NODERED_PORT');
   await assertPortFree(emulatorPort, 'choose another with --emulator-port or SMSGW_EMULATOR_PORT');
   const askedMqtt = values['mqtt-port'] ?? process.env.SMSGW_MQTT_PORT;
@@ -57,7 +64,7 @@ async function main(): Promise<void> {
 
   if (values.fresh) {
     const removed = freshUserDir(userDir);
-    log(`fresh start: removed ${removed.length ? removed.join(', ') : 'nothing'} from .sandbox`);
+    log(`fresh start: removed ${removed.length ? removed.join(', ') : 'nothing'} from ${shownPath(userDir)}`);
   }
 
   if (!values['skip-build'] && process.env.npm_lifecycle_event !== 'start') await ensureBuilt(log);
@@ -66,32 +73,46 @@ async function main(): Promise<void> {
   if (!installed)
     log(`${PKG.name}@${PKG.version} unchanged since the last start (tarball ${packed.shasum.slice(0, 8)})`);
 
+  // Node-RED as a user has it (not the repository's copy, see lib/nodered-runtime.ts), before anything starts.
+  const nodeRedDir = await sandboxNodeRed();
+
+  const input = stdinKind();
+  let reading = input !== 'none';
   // The emulator's state lives beside Node-RED's: JobIds continue where the pollers' cursors left them.
-  const emulator = await startSandboxEmulator(userDir, emulatorPort, {
+  const emulator = new SandboxEmulator({
+    userDir,
+    port: emulatorPort,
     logFile: join(userDir, 'emulator.log'),
+    log,
+    canType: () => reading,
   });
+  const firstEmulator = await emulator.start();
+  const emulatorUrl = firstEmulator.url;
   // the MQTT example's broker, so that example runs as imported
   let broker: RunningBroker;
   try {
     broker = await startMqttBroker(mqttPort);
   } catch (e) {
-    await emulator.proc.stop();
+    await emulator.stop();
     throw e;
   }
   const flowFile = join(userDir, 'flows.json');
   if (values.reset)
     for (const f of ['flows.json', 'flows_cred.json']) rmSync(join(userDir, f), { force: true });
   const hadFlows = existsSync(flowFile);
-  if (hadFlows) repointConfigNodes(flowFile, emulator.url, broker.port);
+  if (hadFlows) repointConfigNodes(flowFile, emulatorUrl, broker.port);
+  const denied = repoNodeRedModules();
   const nodeRed = await startNodeRed({
-    nodeRedDir: dirname(require.resolve('node-red/package.json', { paths: [ROOT] })),
+    nodeRedDir,
     nodeBin: process.execPath,
     userDir,
     port: nrPort,
     logFile: join(userDir, 'node-red.log'),
     echo: true,
+    // the repository's dev tools that are Node-RED modules are no part of the sandbox's palette
+    ...(denied.length ? { settings: { externalModules: { palette: { denyList: denied } } } } : {}),
   }).catch(async (e: unknown) => {
-    await Promise.all([emulator.proc.stop(), broker.stop()]);
+    await Promise.all([emulator.stop(), broker.stop()]);
     throw e;
   });
 
@@ -100,18 +121,20 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log('stopping Node-RED, the emulator and the MQTT broker');
-    await Promise.all([nodeRed.proc.stop(), emulator.proc.stop(), broker.stop()]);
+    await Promise.all([nodeRed.proc.stop(), emulator.stop(), broker.stop()]);
     process.exit(exitCode);
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
-  for (const p of [nodeRed.proc, emulator.proc]) {
-    p.child.once('exit', (code) => {
-      if (stopping) return;
-      console.error(`[sandbox] a child exited unexpectedly (${code}); stopping`);
-      void stop(1);
-    });
-  }
+  // Node-RED is the sandbox: without it, stop. The emulator may die (SandboxEmulator says how to restart it).
+  nodeRed.proc.child.once('exit', (code, signal) => {
+    if (stopping) return;
+    console.error(
+      `[sandbox] Node-RED (pid ${nodeRed.proc.child.pid ?? '?'}) ${howItEnded(code, signal)} ` +
+        `(its log: ${shownPath(join(userDir, 'node-red.log'))}); stopping the emulator and the MQTT broker`,
+    );
+    void stop(1);
+  });
 
   const sets = await getNodeSets(nodeRed.url, PKG.name);
   const broken = sets.filter((s) => s.err || !s.enabled);
@@ -122,7 +145,7 @@ async function main(): Promise<void> {
   if (!hadFlows) {
     await deployFlows(
       nodeRed.url,
-      examplesForDeploy(emulator.url, examples, { mqtt: { host: SANDBOX_MQTT.host, port: broker.port } }),
+      examplesForDeploy(emulatorUrl, examples, { mqtt: { host: SANDBOX_MQTT.host, port: broker.port } }),
     );
     log(
       `deployed ${examples.length} example flow(s): ${examples.map((e) => e.name).join(', ') || '(none yet)'}`,
@@ -131,38 +154,47 @@ async function main(): Promise<void> {
     log('kept your sandbox flows (npm start -- --reset brings the examples back)');
   }
 
+  const hint = typingHint(input);
+  const logs = `${shownPath(join(userDir, 'node-red.log'))}, ${shownPath(join(userDir, 'emulator.log'))}`;
   console.log(`
   Node-RED editor:  ${nodeRed.url}/
-  Gateway emulator: ${emulator.url}/   (its console; account demo / demo-password)
-  MQTT broker:      ${broker.url}   (type a reading and Enter to publish it to ${READINGS_TOPIC},
-                    or "<topic> <payload>"; or mosquitto_pub -p ${broker.port} -t ${READINGS_TOPIC} -m -9)
-  Logs:             .sandbox/node-red.log, .sandbox/emulator.log
-  Kept until --fresh: flows and poller cursors in .sandbox, emulator jobs in .sandbox/emulator-state.json
+  Gateway emulator: ${emulatorUrl}/   (its console; account demo / demo-password)
+  MQTT broker:      ${broker.url}${hint ? `   (${hint};` : '   ('}
+                    ${hint ? 'or ' : ''}mosquitto_pub -p ${broker.port} -t ${READINGS_TOPIC} -m -9)
+  Logs:             ${logs}
+  Kept until --fresh: flows and poller cursors in ${shownPath(userDir)}, emulator jobs in ${shownPath(join(userDir, 'emulator-state.json'))}
 
   Press Ctrl-C to stop them all.
 `);
-  publishTypedReadings(broker);
+  if (input !== 'none') {
+    readTypedLines(process.stdin, {
+      publish: (topic, payload) =>
+        broker.publish(topic, payload).then(
+          () => log(`published ${payload} to ${topic}`),
+          (e: unknown) => log(`could not publish: ${(e as Error).message}`),
+        ),
+      command: () => void emulator.command(),
+      closed: () => {
+        reading = false;
+      },
+    });
+  }
 }
 
-/** The topic of the MQTT example's freezer sensor: a bare number typed into the terminal is published there. */
-const READINGS_TOPIC = 'home/freezer/temperature';
-
-/** Each line typed into the sandbox's terminal is published: "-9" to READINGS_TOPIC, "<topic> <payload>" as is. */
-function publishTypedReadings(broker: RunningBroker): void {
-  if (!process.stdin.isTTY) return;
-  // terminal: false leaves Ctrl-C to the process (SIGINT stops the sandbox)
-  const lines = createInterface({ input: process.stdin, terminal: false });
-  lines.on('line', (line) => {
-    const text = line.trim();
-    if (!text) return;
-    const space = text.indexOf(' ');
-    const [topic, payload] =
-      space < 0 ? [READINGS_TOPIC, text] : [text.slice(0, space), text.slice(space + 1)];
-    broker.publish(topic, payload).then(
-      () => log(`published ${payload} to ${topic}`),
-      (e: unknown) => log(`could not publish: ${(e as Error).message}`),
+/** The sandbox's own Node-RED; the repository's copy, loudly, when it cannot be installed (offline, no cache). */
+async function sandboxNodeRed(): Promise<string> {
+  const devDir = devNodeRedDir();
+  const version = (JSON.parse(readFileSync(join(devDir, 'package.json'), 'utf8')) as { version: string })
+    .version;
+  try {
+    return await ensureSandboxNodeRed(version, log);
+  } catch (e) {
+    log(
+      `WARNING: could not install node-red@${version} for the sandbox (${(e as Error).message.split('\n')[0]}); ` +
+        `running the repository's copy instead (its log says v${version}-git)`,
     );
-  });
+    return devDir;
+  }
 }
 
 /**

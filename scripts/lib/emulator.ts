@@ -13,7 +13,7 @@ export interface RunningEmulator {
  */
 export async function startEmulatorProcess(
   port: number,
-  opts: { logFile?: string; echo?: boolean; stateFile?: string } = {},
+  opts: { logFile?: string; appendLog?: boolean; echo?: boolean; stateFile?: string } = {},
 ) {
   const proc = start(
     process.execPath,
@@ -28,7 +28,7 @@ export async function startEmulatorProcess(
     {
       cwd: ROOT,
       env: childEnv(),
-      ...(opts.logFile ? { logFile: opts.logFile } : {}),
+      ...(opts.logFile ? { logFile: opts.logFile, appendLog: opts.appendLog === true } : {}),
       ...(opts.echo ? { echoPrefix: '[emulator] ' } : {}),
     },
   );

@@ -35,17 +35,18 @@ export interface Started {
 }
 
 export interface StartOptions extends SpawnOptions {
-  /** Also append the output to this file. */
+  /** Also write the output to this file (emptied first unless `appendLog`). */
   logFile?: string;
+  appendLog?: boolean;
   /** Echo the output to our stdout with this prefix. */
   echoPrefix?: string;
 }
 
 export function start(cmd: string, args: string[], opts: StartOptions = {}): Started {
-  const { logFile, echoPrefix, ...spawnOpts } = opts;
+  const { logFile, appendLog, echoPrefix, ...spawnOpts } = opts;
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...spawnOpts });
   let out = '';
-  const log = logFile ? createWriteStream(logFile, { flags: 'w' }) : undefined;
+  const log = logFile ? createWriteStream(logFile, { flags: appendLog ? 'a' : 'w' }) : undefined;
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer): void => {
     const text = chunk.toString('utf8');

@@ -17,7 +17,7 @@ export const emulatorStateFile = (userDir: string): string => join(userDir, 'emu
 export function startSandboxEmulator(
   userDir: string,
   port: number,
-  opts: { logFile?: string } = {},
+  opts: { logFile?: string; appendLog?: boolean } = {},
 ): Promise<RunningEmulator> {
   const stateFile = emulatorStateFile(userDir);
   return startEmulatorProcess(port, { ...opts, stateFile }).catch((e: unknown) => {

@@ -1,0 +1,166 @@
+/**
+ * `npm start` as a user runs it, on free ports with a temporary sandbox directory (issue 21 §1, §7, §10):
+ *  - its Node-RED is a release (the version in its log has no `-git`) and loads this package and the core nodes
+ *    only, not the repository's devDependencies (node-red-contrib-soap);
+ *  - lines written into its stdin through a pipe are published to the MQTT example's topic;
+ *  - the emulator killed: named with its signal, Node-RED and the broker keep running, "emulator" starts it again;
+ *  - Ctrl-C (SIGINT) stops everything.
+ * The first run installs Node-RED into .cache/ (~20 s from npm's cache).
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectAsync, type MqttClient } from 'mqtt';
+import { PKG, ROOT } from '../../scripts/lib/package';
+import { freePort } from '../../scripts/lib/proc';
+
+const TOPIC = 'home/freezer/temperature';
+
+describe('npm start: the sandbox', function () {
+  this.timeout(300_000);
+  let sandbox: ChildProcessWithoutNullStreams;
+  let out = '';
+  let userDir: string;
+  let nrUrl: string;
+  let emulatorPort: number;
+  let mqttPort: number;
+  let mqtt: MqttClient | undefined;
+  const waiters = new Set<() => void>();
+
+  /** Resolves with the first match of `re` in the sandbox's output after `from`. */
+  const waitFor = (re: RegExp, ms: number, from = 0): Promise<RegExpMatchArray> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        const m = out.slice(from).match(re);
+        if (m) {
+          done();
+          resolve(m);
+        } else if (sandbox.exitCode !== null || sandbox.signalCode !== null) {
+          done();
+          reject(new Error(`the sandbox ended before printing ${re}:\n${out.slice(-3000)}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`no ${re} within ${ms} ms:\n${out.slice(-3000)}`));
+      }, ms);
+      const done = (): void => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+
+  before(async () => {
+    userDir = mkdtempSync(join(tmpdir(), 'smsgw-sandbox-e2e-'));
+    const nrPort = await freePort();
+    emulatorPort = await freePort();
+    mqttPort = await freePort();
+    nrUrl = `http://127.0.0.1:${nrPort}`;
+    const env: NodeJS.ProcessEnv = { ...process.env, SMSGW_SKIP_BUILD: '1' };
+    delete env.NODE_OPTIONS;
+    sandbox = spawn(
+      process.execPath,
+      [
+        '-r',
+        'tsx/cjs',
+        'scripts/sandbox.ts',
+        '--port',
+        String(nrPort),
+        '--emulator-port',
+        String(emulatorPort),
+        '--mqtt-port',
+        String(mqttPort),
+        '--user-dir',
+        userDir,
+      ],
+      { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    const onData = (c: Buffer): void => {
+      out += c.toString('utf8');
+      for (const w of [...waiters]) w();
+    };
+    sandbox.stdout.on('data', onData);
+    sandbox.stderr.on('data', onData);
+    sandbox.on('exit', () => [...waiters].forEach((w) => w()));
+    await waitFor(/Press Ctrl-C to stop them all\./, 280_000);
+  });
+
+  after(async () => {
+    await mqtt?.endAsync();
+    if (sandbox && sandbox.exitCode === null && sandbox.signalCode === null) {
+      const ended = new Promise((r) => sandbox.once('exit', r));
+      sandbox.kill('SIGINT');
+      const timer = setTimeout(() => sandbox.kill('SIGKILL'), 20_000);
+      await ended;
+      clearTimeout(timer);
+    }
+    rmSync(userDir, { recursive: true, force: true });
+  });
+
+  it('runs a Node-RED release that loads this package and the core nodes only (issue 21 §7)', async () => {
+    const version = /\[node-red\] .*Node-RED version: (v\S+)/.exec(out)?.[1];
+    assert.ok(version, 'Node-RED printed its version');
+    assert.match(version, /^v\d+\.\d+\.\d+$/, `a release, not a git checkout: ${version}`);
+    const res = await fetch(`${nrUrl}/nodes`, { headers: { Accept: 'application/json' } });
+    const modules = new Set(((await res.json()) as { module: string }[]).map((s) => s.module));
+    assert.deepEqual([...modules].sort(), ['node-red', PKG.name].sort());
+    assert.doesNotMatch(out, /soap request/);
+  });
+
+  it('publishes lines written into its stdin through a pipe (issue 21 §10)', async () => {
+    assert.match(out, /each line on stdin is published to home\/freezer\/temperature/, 'the hint for a pipe');
+    mqtt = await connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0 });
+    await mqtt.subscribeAsync(TOPIC);
+    const got = new Promise<string>((resolve) =>
+      mqtt?.once('message', (_t, payload) => resolve(payload.toString())),
+    );
+    const from = out.length;
+    sandbox.stdin.write('-7.5\n');
+    assert.equal(await got, '-7.5');
+    await waitFor(/\[sandbox\] published -7\.5 to home\/freezer\/temperature/, 10_000, from);
+  });
+
+  it('keeps Node-RED and the broker when the emulator dies, and "emulator" starts it again (issue 21 §1)', async () => {
+    const pid = Number(/gateway emulator started \(pid (\d+)\)/.exec(out)?.[1]);
+    assert.ok(pid > 0, 'the sandbox named the emulator pid');
+    const from = out.length;
+    process.kill(pid, 'SIGKILL');
+    await waitFor(
+      new RegExp(
+        `the gateway emulator \\(pid ${pid}\\) was killed by SIGKILL; Node-RED and the MQTT broker keep running`,
+      ),
+      15_000,
+      from,
+    );
+    await waitFor(
+      /start it again: type "emulator" and Enter here \(or run: node bin\/smsgw-emulator\.js/,
+      5_000,
+      from,
+    );
+    // nothing else stopped
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(sandbox.exitCode, null, out.slice(from));
+    assert.equal((await fetch(`${nrUrl}/settings`)).status, 200, 'Node-RED answers');
+    const probe = await connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0 });
+    await probe.endAsync();
+    await assert.rejects(fetch(`http://127.0.0.1:${emulatorPort}/_emulator/health`), 'the emulator is gone');
+
+    const again = out.length;
+    sandbox.stdin.write('emulator\n');
+    const m = await waitFor(/gateway emulator started \(pid (\d+)\): (http:\S+)/, 30_000, again);
+    assert.equal(m[2], `http://127.0.0.1:${emulatorPort}`, 'on the same port');
+    assert.equal((await fetch(`http://127.0.0.1:${emulatorPort}/_emulator/health`)).status, 200);
+  });
+
+  it('stops everything on Ctrl-C', async () => {
+    const ended = new Promise<number | null>((r) => sandbox.once('exit', (code) => r(code)));
+    sandbox.kill('SIGINT');
+    assert.equal(await ended, 0);
+    await assert.rejects(fetch(`${nrUrl}/settings`), 'Node-RED stopped');
+    await assert.rejects(fetch(`http://127.0.0.1:${emulatorPort}/_emulator/health`), 'the emulator stopped');
+  });
+});
