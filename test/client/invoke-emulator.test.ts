@@ -40,8 +40,8 @@ function genericParams(
       if (v === undefined) continue;
     }
     const isDate = p.type.kind === 'primitive' && p.type.name === 'dateTime';
-    // null = .NET's "no date": xsi:nil over SOAP; over GET/POST it has to be spelled.
-    if (v === null && isDate && !soap) v = MIN_DATE_TEXT;
+    // null = .NET's "no date", spelled on every transport: ASMX refuses xsi:nil on a DateTime (a value type).
+    if (v === null && isDate) v = MIN_DATE_TEXT;
     if (p.type.kind === 'list') {
       const items = Array.isArray(v) ? v : [v];
       // Document/literal: the wrapper holds one element per item, named for the item type (§3.1).
