@@ -1,6 +1,7 @@
 /**
- * `npm start`: the gateway emulator plus a real Node-RED with this package installed from its packed tarball and
- * the example flows deployed against the emulator. Ctrl-C stops both.
+ * `npm start`: the gateway emulator, an MQTT broker and a real Node-RED (a release of its own, lib/nodered-runtime.ts)
+ * with this package installed from its packed tarball and the example flows deployed against the emulator. Ctrl-C
+ * stops them all; the emulator may end on its own and be started again (lib/sandbox-emulator.ts).
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
   });
   if (values.help) {
     console.log(`usage: npm start -- [--port 1880] [--emulator-port 8080] [--mqtt-port 1883] [--reset] [--fresh]
+                    [--user-dir DIR]
   --port           Node-RED editor port (env SMSGW_NODERED_PORT, default 1880)
   --emulator-port  gateway emulator port (env SMSGW_EMULATOR_PORT, default 8080)
   --mqtt-port      MQTT broker port (env SMSGW_MQTT_PORT, default 1883, or a free one when 1883 is taken)
