@@ -95,6 +95,8 @@ describe('reliability: write-ahead outbox', function () {
   /**
    * An outbox in a process that can die: after `kill()` it neither sends nor writes anything more (requests
    * already on the wire go on, as they would), and it is never closed. The next instance opens the same file.
+   * Its journal's file descriptor is closed as the system closes a dead process's files (left open, it was
+   * closed by the garbage collector: DEP0137, issue 21 §11).
    */
   const mortal = async (send: OutboxSender): Promise<{ box: Outbox; kill(): void }> => {
     let dead = false;
@@ -119,6 +121,7 @@ describe('reliability: write-ahead outbox', function () {
         dead = true;
         open.splice(open.indexOf(box), 1);
         box.removeAllListeners();
+        void (store as unknown as { fh: FileHandle | undefined }).fh?.close();
       },
     };
   };
@@ -472,7 +475,15 @@ describe('reliability: write-ahead outbox', function () {
     assert.deepEqual(await held(file), []);
     const good = JSON.stringify({ add: { ...b!, id: 'e2' } });
     await writeFile(file, `{"version":2,"entries":[]}\n{"add":{"id":\n${good}\n{"remove":"e2"`);
-    const again = await openBox(async () => never);
+    // Never answers, but stops when the outbox closes (as the client does): close() can close the journal.
+    const again = await openBox(
+      (_e, o) =>
+        new Promise((_r, reject) => {
+          const stop = (): void => reject(o.signal.reason as Error);
+          if (o.signal.aborted) stop();
+          else o.signal.addEventListener('abort', stop);
+        }),
+    );
     assert.equal(again.size, 1, 'the readable add is kept; the torn last record ignored');
     assert.match(again.warnings.join('\n'), /1 unreadable outbox record.*copied to .*damaged/);
     assert.match(again.warnings.join('\n'), /unfinished last record/);
