@@ -60,6 +60,11 @@ export interface OutboxOptions {
   maxActive?: number;
   /** Which failures keep a message (default: the gateway could not be reached, or the answer was lost). */
   keep?: (err: unknown) => boolean;
+  /**
+   * The refusal of a message the store could not take, given why (default: CONFIG "outbox unavailable: <why>
+   * (<location>)"). The next submit tries the store again: it is refused only while the store still fails.
+   */
+  unavailable?: (why: string, cause: unknown) => GatewayError;
 }
 
 export interface SubmitOptions {
@@ -90,6 +95,8 @@ export interface OutboxEvents {
   failed: [entry: OutboxEntry, error: unknown];
   /** The number of kept entries (waiting for the gateway) changed. */
   change: [kept: number];
+  /** The store failed a write (why), or wrote again after such a failure (undefined). */
+  store: [problem: string | undefined];
 }
 
 export interface OutboxStats {
@@ -137,6 +144,10 @@ const unreachable = (err: unknown): boolean =>
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
+/** Why a store write failed: the cause a store's own error wraps (the file system's), else its message. */
+const storeWhy = (e: unknown): string =>
+  e instanceof GatewayError && e.cause instanceof Error ? e.cause.message : messageOf(e);
+
 const stillKept = (why: string): GatewayError =>
   new GatewayError(
     'TIMEOUT',
@@ -156,6 +167,9 @@ export class Outbox extends EventEmitter<OutboxEvents> {
   private readonly maxEntries: number;
   private readonly maxActive: number;
   private readonly keep: (err: unknown) => boolean;
+  private readonly unavailable: (why: string, cause: unknown) => GatewayError;
+  /** The last store write failed, why (until one succeeds). */
+  private storeProblem: string | undefined;
   private readonly entries = new Map<string, Live>();
   /** Entries not tried yet (or taken over), oldest first. */
   private readonly fresh = new SeqQueue<Live>();
@@ -196,6 +210,14 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
     this.maxActive = Math.max(1, Math.floor(options.maxActive ?? 8));
     this.keep = options.keep ?? keepByDefault;
+    this.unavailable =
+      options.unavailable ??
+      ((why, cause) =>
+        new GatewayError(
+          'CONFIG',
+          `outbox unavailable: ${why} (${this.store.location}); the message was not accepted and nothing was sent`,
+          { ambiguous: cause instanceof GatewayError ? cause.ambiguous : true, cause },
+        ));
     this.wait = this.retryMs;
     // Every attempt under way listens to it (up to maxActive, more with the client's own lookups).
     setMaxListeners(0, this.lifetime.signal);
@@ -221,6 +243,11 @@ export class Outbox extends EventEmitter<OutboxEvents> {
   /** Entries that had to wait for the gateway and are not settled yet. */
   get kept(): number {
     return this.keptNow;
+  }
+
+  /** Why the store cannot write now (its last write failed), or undefined. */
+  get problem(): string | undefined {
+    return this.storeProblem;
   }
 
   get stats(): OutboxStats {
@@ -301,14 +328,10 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     const live = this.live(entry);
     this.entries.set(entry.id, live);
     try {
-      await this.store.add(entry);
+      await this.stored(this.store.add(entry));
     } catch (e) {
       this.entries.delete(entry.id);
-      throw e instanceof GatewayError
-        ? e
-        : new GatewayError('CONFIG', `the outbox could not store the message: ${messageOf(e)}`, {
-            ambiguous: true,
-          });
+      throw this.unavailable(storeWhy(e), e);
     }
     this.counts.accepted++;
     options.onAccepted?.({ id: entry.id, reference: entry.reference });
@@ -371,7 +394,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       live,
       new GatewayError('REJECTED', 'removed from the outbox before it was sent', { ambiguous: false }),
     );
-    await this.store.remove(id);
+    await this.stored(this.store.remove(id));
     // Its place in a queue is skipped when reached; pump so that idle() sees it gone.
     this.pump();
     return true;
@@ -392,6 +415,26 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     for (const removal of [...this.removals]) removal();
     await this.store.close();
     this.checkIdle();
+  }
+
+  /** A store write: its failure (or the first success after one) is told as a 'store' event. */
+  private stored(write: Promise<void>): Promise<void> {
+    return write.then(
+      () => {
+        if (this.storeProblem === undefined) return;
+        this.storeProblem = undefined;
+        this.emit('store', undefined);
+      },
+      (e: unknown) => {
+        const why = storeWhy(e);
+        // Entries taken over by another instance (a shared store) are not a failure of the store.
+        if (!(e instanceof EntryTakenOver) && why !== this.storeProblem) {
+          this.storeProblem = why;
+          this.emit('store', why);
+        }
+        throw e;
+      },
+    );
   }
 
   private live(entry: OutboxEntry): Live {
@@ -452,7 +495,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     if (!e.inFlight) {
       // Stored as "not in flight": say it is before the attempt, durably (group commit with the others).
       e.inFlight = true;
-      begun = this.store.update(e);
+      begun = this.stored(this.store.update(e));
     }
     const run = begun.then(
       () => this.attempt(live),
@@ -501,7 +544,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       if (err instanceof GatewayError && err.ambiguous) e.maybeSent = true;
       e.lastError = why;
       // Not awaited: if this record is lost, the entry stays marked in flight and is looked up first.
-      this.store.update(e).catch((w: unknown) => this.warnings.push(`outbox: ${messageOf(w)}`));
+      this.stored(this.store.update(e)).catch((w: unknown) => this.warnings.push(`outbox: ${messageOf(w)}`));
     } else {
       // The begin record is not durable: the next start writes it again.
       e.inFlight = false;
@@ -556,7 +599,9 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     const sent = err === undefined;
     const removal = (): void => {
       this.removals.delete(removal);
-      this.store.remove(e.id, { sent }).catch((w: unknown) => this.warnings.push(`outbox: ${messageOf(w)}`));
+      this.stored(this.store.remove(e.id, { sent })).catch((w: unknown) =>
+        this.warnings.push(`outbox: ${messageOf(w)}`),
+      );
     };
     this.removals.add(removal);
     setImmediate(() => setImmediate(() => this.removals.has(removal) && removal()));

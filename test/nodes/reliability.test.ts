@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Node } from 'node-red';
 import { GatewayState, startEmulator, type RunningEmulator } from '../../src/emulator';
@@ -310,6 +310,105 @@ describe('nodes: durable outbox', function () {
       await up();
     }
     assert.equal(state.jobs().filter((j) => j.caption.startsWith('ob-clear')).length, 0);
+  });
+
+  // Issue 19 §5. The tests run as root, whom chmod does not stop: an outbox directory that cannot be written is
+  // made as a regular file where the directory goes (mkdir fails: EEXIST), or a directory replaced by a file.
+  const outboxDir = (): string => path.join(env.userDir, 'smsgw-outbox');
+  /** The status "outbox unavailable: <why>" (the helper shows i18n keys), not a refused send's own status. */
+  const isDown = (t: string | undefined): boolean =>
+    /status\.outboxDown$|^outbox unavailable: EEXIST: file already exists$/.test(t ?? '');
+  const errorsOf = (id: string): string[] => {
+    const n = helper.getNode(id) as unknown as { error: { args: unknown[][]; thisValues: unknown[] } };
+    return n.error.args.filter((_a, i) => n.error.thisValues[i] === n).map((a) => String(a[0]));
+  };
+
+  /** A send refused at the Catch node with CONFIG naming the directory, and nothing sent. */
+  async function refused(id: string, topic: string): Promise<void> {
+    const before = sendRequests(emu!);
+    const caught = nextMessage('caught');
+    send(id, { payload: 'no durable outbox', topic });
+    const error = (await caught).error as { code: string; message: string };
+    assert.equal(error.code, 'CONFIG');
+    assert.match(error.message, /^outbox unavailable: EEXIST/);
+    assert.ok(error.message.includes(outboxDir()), `names the directory: ${error.message}`);
+    assert.equal(sendRequests(emu!), before, 'not sent without the outbox');
+    assert.equal(state.jobs().filter((j) => j.caption.startsWith(topic)).length, 0);
+  }
+
+  /** The outbox works again: a send while the gateway is away is kept (on disk), then sent once. */
+  async function keptThenSent(id: string, topic: string): Promise<void> {
+    await down();
+    try {
+      const later = nextMessage('out', 20_000);
+      send(id, { payload: 'through the outbox again', topic });
+      await waitFor(() => statusTexts(id).some((t) => /status\.kept|kept in outbox/.test(t)), 10_000);
+      assert.ok(readFileSync(path.join(outboxDir(), 'cfg.jsonl'), 'utf8').includes(`"Caption":"${topic}"`));
+      await up();
+      const p = (await later).payload as Rec;
+      assert.equal(p.outbox, true);
+    } finally {
+      if (!emu) await up();
+    }
+    assert.equal(state.jobs().filter((j) => j.caption.startsWith(`${topic} #`)).length, 1);
+  }
+
+  it('outbox directory not writable at start: the config node and every send node say so, sends are refused (CONFIG, the directory named) and never sent; writable again, the next send goes through the outbox', async () => {
+    rmSync(outboxDir(), { recursive: true, force: true });
+    writeFileSync(outboxDir(), 'a file where the outbox directory goes');
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await loadFlow(flowWith(url, [sms('n1'), sms('n2'), queryByCaption('x')], { outbox: true }));
+      await waitFor(() => isDown(statusTexts('n1').at(-1)) && isDown(statusTexts('n2').at(-1)));
+      assert.ok(isDown(statusTexts('cfg').at(-1)), 'the config node shows it');
+      assert.equal(statuses('cfg').at(-1)?.fill, 'red');
+      assert.ok(
+        !statusTexts('q').some(isDown),
+        'a node that does not send through the outbox is not concerned',
+      );
+      assert.equal(errorsOf('cfg').length, 1, 'one log line');
+      assert.match(errorsOf('cfg')[0]!, /errors\.outboxDown|cannot store messages: EEXIST/);
+      const listed = await helper.request().get('/smsgw-config/cfg/outbox').expect(200);
+      assert.equal(listed.body.enabled, true);
+      assert.match(listed.body.problem, /^EEXIST/);
+      await refused('n1', 'ob-down-1');
+      await refused('n2', 'ob-down-2');
+      assert.ok(isDown(statusTexts('n1').at(-1)));
+    } finally {
+      rmSync(outboxDir(), { force: true });
+    }
+    // Checked again on the next send, not only at start.
+    await keptThenSent('n1', 'ob-back');
+    await waitFor(() => !isDown(statusTexts('n2').at(-1)));
+    assert.deepEqual(statuses('cfg').at(-1), {});
+    const listed = await helper.request().get('/smsgw-config/cfg/outbox').expect(200);
+    assert.equal(listed.body.problem, undefined);
+  });
+
+  it('outbox directory replaced by a file while the flow runs: refused (CONFIG) until it can be written again, then the outbox is written anew from what it holds', async () => {
+    const url = `http://127.0.0.1:${port}`;
+    rmSync(outboxDir(), { recursive: true, force: true });
+    await loadFlow(flowWith(url, [sms('n1')], { outbox: true }));
+    const first = nextMessage('out');
+    send('n1', { payload: 'while writable', topic: 'ob-ok' });
+    await first;
+    const moved = `${outboxDir()}.moved`;
+    rmSync(moved, { recursive: true, force: true });
+    renameSync(outboxDir(), moved);
+    writeFileSync(outboxDir(), 'a file where the outbox directory was');
+    try {
+      await refused('n1', 'ob-later');
+      await waitFor(() => isDown(statusTexts('n1').at(-1)));
+      assert.ok(isDown(statusTexts('cfg').at(-1)));
+      // Still refused: each send tries again and finds it as it was.
+      await refused('n1', 'ob-later-2');
+    } finally {
+      rmSync(outboxDir(), { force: true });
+      rmSync(moved, { recursive: true, force: true });
+    }
+    await keptThenSent('n1', 'ob-again');
+    assert.ok(!isDown(statusTexts('n1').at(-1)));
+    assert.deepEqual(statuses('cfg').at(-1), {});
   });
 
   it('without the option there is no outbox (enabled false; an undeployed config has nothing kept)', async () => {

@@ -208,17 +208,26 @@ describe('reliability: write-ahead outbox', function () {
       return { Status: 'Ok', JobId: 1 };
     }, store);
     let acknowledged = 0;
+    const told: Array<string | undefined> = [];
+    box.on('store', (why) => told.push(why));
     await assert.rejects(
       box.submit('send', 'SendSMS', sms(0), { onAccepted: () => acknowledged++ }),
-      (e: GatewayError) => e.code === 'CONFIG' && /could not store the message: EIO/.test(e.message),
+      (e: GatewayError) =>
+        e.code === 'CONFIG' && /^outbox unavailable: EIO: disk gone \(.*outbox\.jsonl\)/.test(e.message),
     );
     assert.equal(acknowledged, 0);
     assert.deepEqual(calls, [], 'nothing was attempted');
     assert.equal(box.size, 0);
+    // Said once (issue 19 §5: the nodes show "outbox unavailable"), and tried again by the next submit.
+    assert.equal(box.problem, 'EIO: disk gone');
+    await assert.rejects(box.submit('send', 'SendSMS', sms(0)), /outbox unavailable: EIO/);
+    assert.deepEqual(told, ['EIO: disk gone']);
     allow = true;
     await box.submit('send', 'SendSMS', sms(1), { onAccepted: () => acknowledged++ });
     assert.equal(acknowledged, 1);
     assert.deepEqual(calls, ['send']);
+    assert.equal(box.problem, undefined);
+    assert.deepEqual(told, ['EIO: disk gone', undefined]);
   });
 
   it('group commit: a burst of 1,000 costs a few flushes, not 1,000', async () => {

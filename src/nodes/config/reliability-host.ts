@@ -4,7 +4,7 @@
  * `<userDir>/smsgw-outbox/<config id>.jsonl`, and the connection state (an AUTH failure) fanned out to every
  * node using the config until a call succeeds.
  */
-import { access, mkdir, rename, unlink } from 'node:fs/promises';
+import { access, rename, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Node, NodeAPI } from 'node-red';
 import type { GatewayClient } from '../../client';
@@ -13,6 +13,7 @@ import { clientSender } from '../../reliability/client-sender';
 import { FlowControl } from '../../reliability/flow-control';
 import { Outbox, type OutboxEntry, type OutboxSender } from '../../reliability/outbox';
 import { JournalStore } from '../../reliability/outbox-journal';
+import { privateDir } from '../../reliability/atomic-file';
 import { resolveReferenceOptions, type ResolvedReferenceOptions } from '../../reliability/reference';
 import { flowOptions, referenceOf } from './client-options';
 import { failed, sharedKey } from '../common/status';
@@ -31,6 +32,8 @@ export interface ConfigHealth {
   kept: number;
   /** Coordination through Redis is on and Redis cannot be reached (why): sends wait or are refused. */
   redisDown: string | undefined;
+  /** The outbox is on but cannot store messages (why, short): sends are refused until it can. */
+  outboxDown: string | undefined;
 }
 
 /** Why sends cannot go out now (coordination on, Redis away), and a promise of the first connection attempt. */
@@ -80,7 +83,12 @@ export class ReliabilityHost {
   /** A setting that cannot work (e.g. a negative rate): every message fails with it. */
   readonly configError: GatewayError | undefined;
   readonly outboxFile: string | undefined;
-  private readonly outboxReady: Promise<Outbox | undefined>;
+  /** The open outbox; undefined when it is off or could not be opened (then each send tries again). */
+  private outboxReady: Promise<Outbox | undefined>;
+  /** A send's attempt to open an outbox that could not be opened before. */
+  private reopening: Promise<Outbox | undefined> | undefined;
+  /** Why the outbox cannot store messages now (it could not be opened, or its last write failed). */
+  private outboxProblem: string | undefined;
   private authFailed: string | undefined;
   private kept = 0;
   private readonly listeners = new Map<Node, () => void>();
@@ -129,14 +137,36 @@ export class ReliabilityHost {
         ? path.join(userDir, OUTBOX_DIR, `${def.id}.jsonl`)
         : undefined;
     if (def.outbox === true && !this.outboxFile) node.warn(RED._(sharedKey('warn.noUserDir')));
+    this.getClient = getClient;
     this.outboxReady = this.outboxFile
       ? this.openOutbox(this.outboxFile, getClient)
       : Promise.resolve(undefined);
   }
 
-  /** The outbox once it is open; undefined when it is off or could not be opened. */
-  outbox(): Promise<Outbox | undefined> {
-    return this.outboxReady;
+  private readonly getClient: () => GatewayClient;
+
+  /**
+   * The outbox of a send; undefined when it is off. One that is on but could not be opened is tried again now
+   * (each send checks, not only the start): while it still cannot be opened the send is refused with CONFIG
+   * naming the directory, never sent without it (issue 19 §5).
+   */
+  async outbox(): Promise<Outbox | undefined> {
+    const box = await this.outboxReady;
+    const file = this.outboxFile;
+    if (box || !file) return box;
+    if (this.closed) throw outboxRefusal('the configuration node is stopping', path.dirname(file), false);
+    this.reopening ??= this.openOutbox(file, this.getClient).finally(() => (this.reopening = undefined));
+    const opened = await this.reopening;
+    if (opened) {
+      this.outboxReady = Promise.resolve(opened);
+      return opened;
+    }
+    throw outboxRefusal(this.outboxProblem ?? 'it could not be opened', path.dirname(file), false);
+  }
+
+  /** A node that sends through the outbox (it takes its restored outcomes): it shows when the outbox is down. */
+  sendsThroughOutbox(nodeId: string): boolean {
+    return this.outboxFile !== undefined && this.restoredListeners.has(nodeId);
   }
 
   health(): ConfigHealth {
@@ -145,6 +175,7 @@ export class ReliabilityHost {
       depth: this.flow.depth,
       kept: this.kept,
       redisDown: this.gate?.problem(),
+      outboxDown: this.outboxProblem === undefined ? undefined : shortWhy(this.outboxProblem),
     };
   }
 
@@ -212,7 +243,13 @@ export class ReliabilityHost {
   }
 
   /** The kept entries for the editor. */
-  async list(): Promise<{ enabled: boolean; file: string | undefined; entries: OutboxListing[] }> {
+  async list(): Promise<{
+    enabled: boolean;
+    file: string | undefined;
+    /** Why the outbox cannot store messages now. */
+    problem?: string;
+    entries: OutboxListing[];
+  }> {
     const box = await this.outboxReady;
     const entries = (box?.list() ?? []).map((e) => ({
       id: e.id,
@@ -228,8 +265,9 @@ export class ReliabilityHost {
       recipients: e.params.Recipient ?? e.params.recipient ?? e.params.Recipients ?? e.params.bRecipient,
     }));
     return {
-      enabled: box !== undefined,
+      enabled: box !== undefined || this.outboxFile !== undefined,
       file: this.outboxFile ? path.basename(this.outboxFile) : undefined,
+      ...(this.outboxProblem !== undefined ? { problem: this.outboxProblem } : {}),
       entries,
     };
   }
@@ -248,6 +286,8 @@ export class ReliabilityHost {
     this.unclaimedTimer = undefined;
     this.offFlow();
     this.flow.close();
+    // A send may be opening the outbox again: it closes what it opened once it sees the host closed.
+    await this.reopening;
     const box = await this.outboxReady;
     if (!box) return this.alive?.stop();
     if (this.claimTimer) clearTimeout(this.claimTimer);
@@ -265,8 +305,9 @@ export class ReliabilityHost {
   }
 
   private async openOutbox(file: string, getClient: () => GatewayClient): Promise<Outbox | undefined> {
+    const dir = path.dirname(file);
     try {
-      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      await privateDir(dir);
       await migrateOutboxFile(file);
       const settings = this.RED.settings as unknown as Record<string, unknown>;
       const retry = Number(settings.smsgwOutboxRetryInterval) || undefined;
@@ -282,8 +323,12 @@ export class ReliabilityHost {
         // As many attempts at once as the flow control lets run: the rest wait in the outbox, on disk.
         maxActive: Number.isFinite(this.flow.maxConcurrent) ? this.flow.maxConcurrent : 8,
         ...(retry ? { retryIntervalMs: retry, maxRetryIntervalMs: Math.max(retry, 60_000) } : {}),
+        unavailable: (why, cause) => outboxRefusal(why, dir, isGatewayError(cause) ? cause.ambiguous : true),
       });
       for (const w of box.warnings) this.node.warn(w);
+      // A write that fails later (disk full, the directory removed or replaced): every node says so until one
+      // succeeds again; each send tries the store again meanwhile.
+      box.on('store', (why) => this.outboxState(why));
       box.on('sent', (entry, result) => this.restored({ entry, result }));
       box.on('failed', (entry, error) => this.restored({ entry, error }));
       box.on('change', (kept) => {
@@ -300,13 +345,34 @@ export class ReliabilityHost {
         await box.close();
         return undefined;
       }
+      this.outboxState(undefined);
       return box;
     } catch (e) {
-      this.node.error(
-        this.RED._(sharedKey('errors.outboxOpen'), { message: e instanceof Error ? e.message : String(e) }),
-      );
+      this.outboxState(e instanceof Error ? e.message : String(e));
       return undefined;
     }
+  }
+
+  /**
+   * The outbox can store messages again (undefined) or cannot (why): the config node and every send node show
+   * it, and the log says it once per change.
+   */
+  private outboxState(why: string | undefined): void {
+    if (why === this.outboxProblem) return;
+    const before = this.outboxProblem;
+    this.outboxProblem = why;
+    if (why !== undefined) {
+      this.node.error(this.RED._(sharedKey('errors.outboxDown'), { message: why, dir: this.outboxDir() }));
+      this.node.status(failed(this.RED._(sharedKey('status.outboxDown'), { message: shortWhy(why) })));
+    } else if (before !== undefined) {
+      this.node.log(this.RED._(sharedKey('log.outboxUp'), { dir: this.outboxDir() }));
+      this.node.status({});
+    }
+    this.notify(true);
+  }
+
+  private outboxDir(): string {
+    return this.outboxFile ? path.dirname(this.outboxFile) : '';
   }
 
   /**
@@ -425,6 +491,23 @@ function waitHeld(lease: Lease, ms: number): Promise<void> {
     lease.on('acquired', done);
   });
 }
+
+/**
+ * A send refused because the outbox (on) cannot store it: never sent without it. `ambiguous` when part of the
+ * write may have reached the disk (the journal then sends it after a restart, looked up first).
+ */
+export function outboxRefusal(why: string, dir: string, ambiguous: boolean): GatewayError {
+  return new GatewayError(
+    'CONFIG',
+    `outbox unavailable: ${shortWhy(why)}; not sent: sends are refused until the outbox directory ${dir} can be written (tried again with every send)${
+      shortWhy(why) === why ? '' : `; ${why}`
+    }`,
+    { ambiguous },
+  );
+}
+
+/** An error of the file system without its path ("ENOTDIR: not a directory"), for a status. */
+export const shortWhy = (why: string): string => why.replace(/, \w+ '[^']*'( -> '[^']*')?$/, '');
 
 /** A send held back because Redis cannot be reached: surely not sent (the outbox keeps it). */
 export function redisDownError(why: string): GatewayError {
