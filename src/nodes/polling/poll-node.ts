@@ -3,6 +3,7 @@ import { configOf } from '../config/config';
 import { NodeGatewayError, statusTextOf, toGatewayError } from '../common/errors';
 import { Poller } from './poller';
 import { ContextStateStore, FileStateStore, type StateStore } from './state-store';
+import { damageParams } from './state-file';
 import { failed, idle, sharedKey } from '../common/status';
 import type { GatewayWarning } from '../../client';
 import { warnOnce, type Unusable } from './odd-records';
@@ -64,7 +65,9 @@ export function stateStoreFor<S>(RED: NodeAPI, node: Node, def: PollDef): StateS
   const name = typeof def.store === 'string' ? def.store.trim() : '';
   return name
     ? new ContextStateStore<S>(node, name, def.type)
-    : new FileStateStore<S>(RED.settings.userDir as string | undefined, def.type, def.id);
+    : new FileStateStore<S>(RED.settings.userDir as string | undefined, def.type, def.id, (damage) =>
+        node.error(RED._(sharedKey('errors.stateDamaged'), damageParams(damage))),
+      );
 }
 
 export interface PollContext<S> {
@@ -106,7 +109,8 @@ export function setupPolling<S extends object>(
     (loaded) => {
       if (!loaded) return;
       const { pending: saved, ...rest } = loaded;
-      state = rest as unknown as S;
+      // What a damaged file did not keep starts afresh.
+      state = { ...initial, ...rest } as unknown as S;
       pending = Array.isArray(saved) ? decodePending(saved) : [];
     },
     (err: unknown) => {

@@ -1,5 +1,5 @@
 import type { Node } from 'node-red';
-import { StateFile } from './state-file';
+import { StateFile, type StateDamage } from './state-file';
 
 /** Where a polling node keeps its cursor, seen ids and fetched-but-not-yet-emitted records. */
 export interface StateStore<T> {
@@ -16,13 +16,21 @@ export class FileStateStore<T> implements StateStore<T> {
   private readonly file: StateFile<T>;
   readonly where: string;
 
-  constructor(userDir: string | undefined, nodeType: string, nodeId: string) {
+  /** `onDamaged`: the file could not be read whole (it was copied aside; what could be read is loaded). */
+  constructor(
+    userDir: string | undefined,
+    nodeType: string,
+    nodeId: string,
+    private readonly onDamaged?: (damage: StateDamage) => void,
+  ) {
     this.file = new StateFile<T>(userDir, nodeType, nodeId);
     this.where = this.file.file ?? 'memory';
   }
 
   load(): Promise<T | undefined> {
-    return Promise.resolve(this.file.load());
+    const state = this.file.load();
+    if (this.file.damage) this.onDamaged?.(this.file.damage);
+    return Promise.resolve(state);
   }
 
   save(state: T): Promise<void> {

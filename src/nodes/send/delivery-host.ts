@@ -1,6 +1,7 @@
 import type { Node, NodeAPI } from 'node-red';
 import { DeliveryTracker } from './delivery-tracker';
 import { ReportStatuses } from '../polling/report-status';
+import { damageParams } from '../polling/state-file';
 import { sharedKey } from '../common/status';
 import type { SmsgwConfigNode } from '../config/types';
 
@@ -44,6 +45,7 @@ export function attachDeliveryTracker(RED: NodeAPI, node: SmsgwConfigNode): void
         const text = err instanceof Error ? err.message : String(err);
         node.warn(RED._(sharedKey('errors.tracking'), { message: text, failures }));
       },
+      onDamaged: (damage) => node.error(RED._(sharedKey('errors.stateDamaged'), damageParams(damage))),
     });
     return tracker;
   };

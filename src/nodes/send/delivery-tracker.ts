@@ -11,7 +11,7 @@
 import type { SMSReport } from '../../client/types.generated';
 import { readNewReports, type ReportCursor } from '../polling/report-cursor';
 import { statusOf, type ReportStatuses } from '../polling/report-status';
-import { StateFile } from '../polling/state-file';
+import { StateFile, type StateDamage } from '../polling/state-file';
 
 /** What the tracker needs of the gateway: QueryReceivedDLR. */
 export type QueryDlr = (start: Date, limit: number, signal: AbortSignal) => Promise<SMSReport[]>;
@@ -31,6 +31,8 @@ export interface DeliveryTrackerOptions {
   /** How far back the first poll after an idle period starts (the gateway's clock and zone are unknown). */
   lookbackMs: number;
   onError?: (err: unknown, failures: number) => void;
+  /** The state file could not be read whole: copied aside, what could be read of it is used (node.error). */
+  onDamaged?: (damage: StateDamage) => void;
   now?: () => number;
 }
 
@@ -110,6 +112,7 @@ export class DeliveryTracker {
     this.now = opts.now ?? Date.now;
     this.store = new StateFile<TrackerState>(opts.userDir, 'smsgw-delivery', opts.id);
     const loaded = this.store.load();
+    if (this.store.damage) opts.onDamaged?.(this.store.damage);
     this.state = { cursor: loaded?.cursor ?? null, seen: loaded?.seen ?? {}, jobs: [] };
     const orphanBefore = this.now() - ORPHAN_MS;
     for (const j of loaded?.jobs ?? []) {
