@@ -18,7 +18,7 @@
  * is ignored. Any other line that cannot be read is skipped with a warning and the file is copied aside first.
  * Measured (docs/reliability.md): rewriting a 10,000-entry JSON file per change costs ~30 ms; an append ~0.5 ms.
  */
-import { fstatSync, statSync, writeSync } from 'node:fs';
+import { statSync, writeSync } from 'node:fs';
 import { copyFile, mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { GatewayError } from '../errors';
@@ -67,7 +67,7 @@ export class JournalStore implements OutboxStore {
   /** What the journal says once every queued record is written (copies: the outbox mutates its own). */
   private readonly held = new Map<string, OutboxEntry>();
   private fh: FileHandle | undefined;
-  /** Device and inode of the open journal: the file at `location` must still be this one. */
+  /** Device and inode of the journal this store wrote last: the file at `location` must still be this one. */
   private opened: { dev: number; ino: number } | undefined;
   private queue: Pending[] = [];
   private writing: Promise<void> | undefined;
@@ -192,14 +192,19 @@ export class JournalStore implements OutboxStore {
       const batch = this.queue;
       this.queue = [];
       try {
-        const moved = !this.broken && this.moved();
-        if (moved)
+        const at = this.whereIs();
+        // Never written over: another writer's journal (an instance still closing, a copy put back by hand).
+        if (at === 'other')
+          throw new Error(
+            `the outbox journal ${this.location} was replaced by another file, which is not written over (restart the flows to read it)`,
+          );
+        if (at === 'gone' && !this.broken)
           this.warnings.push(
             `the outbox journal ${this.location} was moved or removed: written again from what it holds`,
           );
         if (
           this.broken ||
-          moved ||
+          at === 'gone' ||
           this.sinceSnapshot + batch.length > Math.max(this.compactAfter, 2 * this.held.size)
         ) {
           // The snapshot replaces the file: the flushes of the old one finish first.
@@ -245,18 +250,20 @@ export class JournalStore implements OutboxStore {
   }
 
   /**
-   * The file at `location` is no longer the one open (the directory was removed, replaced or renamed): appends
-   * would go where no restart finds them. One stat per batch (a few microseconds), not per record.
+   * Whether the file at `location` is still the one this store wrote last. 'gone': it (or its directory) was
+   * removed, renamed or replaced by a file, and appends would go where no restart finds them; 'other': another
+   * file took its place. One stat per batch (a few microseconds), not per record.
    */
-  private moved(): boolean {
+  private whereIs(): 'same' | 'gone' | 'other' {
     const at = this.opened;
-    if (!at) return false;
+    if (!at) return 'same';
+    let now;
     try {
-      const now = statSync(this.location);
-      return now.ino !== at.ino || now.dev !== at.dev;
+      now = statSync(this.location);
     } catch {
-      return true;
+      return 'gone';
     }
+    return now.ino === at.ino && now.dev === at.dev ? 'same' : 'other';
   }
 
   /** Resolves once every flush under way has returned. */
@@ -287,13 +294,13 @@ export class JournalStore implements OutboxStore {
     const text = JSON.stringify({ version: VERSION, entries: [...this.held.values()] }) + '\n';
     await this.fh?.close();
     this.fh = undefined;
-    this.opened = undefined;
     // A directory removed while the journal was open is made again (a file in its place is not replaced).
     await mkdir(dirname(this.location), { recursive: true, mode: 0o700 });
     await writeFileAtomic(this.location, text);
-    this.fh = await open(this.location, 'a', 0o600);
-    const st = fstatSync(this.fh.fd);
+    // Ours from the rename on, also should opening it for appends fail (the next batch then writes it again).
+    const st = statSync(this.location);
     this.opened = { dev: st.dev, ino: st.ino };
+    this.fh = await open(this.location, 'a', 0o600);
     this.stats.syncs += 2;
     this.stats.bytes += Buffer.byteLength(text);
     this.stats.compactions++;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
@@ -669,6 +669,30 @@ describe('reliability: outbox journal', function () {
     release(2);
     await b;
     await until(c, 5000);
+    await store.close();
+  });
+
+  // Issue 19 §5: appends to a journal whose file is no longer at its path would be found by no restart.
+  it('a journal removed while open is written again from what it holds; one replaced by another file is refused, not written over', async () => {
+    const file = join(dir, 'moved.jsonl');
+    const store = new JournalStore({ file });
+    await store.load();
+    await store.add(entry(1));
+    await store.add(entry(2));
+    await rm(file);
+    await store.add(entry(3));
+    assert.deepEqual(
+      readJournal(await readFile(file, 'utf8')).entries.map((e) => e.id),
+      ['id-1', 'id-2', 'id-3'],
+    );
+    assert.match(store.warnings.join('\n'), /moved or removed: written again/);
+    // Another writer's journal in its place (an instance still closing, a copy put back by hand).
+    const other = `${JSON.stringify({ version: 2, entries: [entry(9)] })}\n`;
+    await writeFile(`${file}.other`, other);
+    await rename(`${file}.other`, file);
+    await assert.rejects(store.add(entry(4)), /could not store the message: .*replaced by another file/);
+    await assert.rejects(store.remove('id-1'), /replaced by another file/);
+    assert.equal(await readFile(file, 'utf8'), other, 'not written over');
     await store.close();
   });
 

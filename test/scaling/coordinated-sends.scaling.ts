@@ -4,6 +4,9 @@
  * the outbox (or is refused at once without it), the node says so, and a kept one goes out once Redis is back.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RedisLink } from '../../src/coordination/redis-link';
 import { sendSmsNode } from '../nodes/send-sms-node';
 import {
   flowWith,
@@ -96,5 +99,41 @@ describe('coordinated sends (real redis-server)', function () {
     assert.equal(p.outbox, true);
     assert.equal(p.CreateStatus, 'Ok');
     assert.equal(jobs('c-kept'), 1);
+  });
+
+  // Issue 19 §5: each send tries an outbox that could not be opened again; one that still fails must not leave
+  // the lease it took in Redis (an instance that seems alive to the others, with a renewal timer per send).
+  it('outbox on but its journal cannot be read: each send refused (CONFIG), no lease left behind; readable again, sent', async () => {
+    const journal = join(env.userDir, 'smsgw-outbox', 'cfg.jsonl');
+    rmSync(journal, { force: true }); // the earlier tests' (all settled)
+    mkdirSync(journal, { recursive: true }); // a directory where the journal goes: EISDIR when it is read
+    const extra = coordination({ outbox: true });
+    const alive = async (): Promise<number> => {
+      const link = (helper.getNode('cfg') as unknown as { coordination: { link: RedisLink } }).coordination
+        .link;
+      return ((await link.command(['KEYS', `${String(extra.redisPrefix)}*:outbox:alive:*`])) as unknown[])
+        .length;
+    };
+    try {
+      await loadFlow(flowWith(env.emu.url, [sendSmsNode({ id: 'n1' })], extra));
+      await waitFor(linkUp, 5000);
+      await waitFor(() => texts('n1').some((t) => /outboxDown|outbox unavailable/.test(t)), 10_000);
+      for (let i = 0; i < 3; i++) {
+        const caught = nextMessage('caught', 15_000);
+        send('n1', { payload: 'no outbox', topic: `c-noout-${i}` });
+        const err = (await caught).error as Rec;
+        assert.equal(err.code, 'CONFIG');
+        assert.match(String(err.message), /^outbox unavailable: EISDIR/);
+      }
+      assert.equal(jobs('c-noout-0') + jobs('c-noout-1') + jobs('c-noout-2'), 0);
+      assert.equal(await alive(), 0, 'no lease of a failed open left in Redis');
+    } finally {
+      rmSync(journal, { recursive: true, force: true });
+    }
+    const sent = nextMessage('out', 15_000);
+    send('n1', { payload: 'outbox back', topic: 'c-outbox-back' });
+    assert.equal(((await sent).payload as Rec).CreateStatus, 'Ok');
+    assert.equal(jobs('c-outbox-back'), 1);
+    assert.equal(await alive(), 1, 'the lease of the outbox that opened');
   });
 });

@@ -306,6 +306,7 @@ export class ReliabilityHost {
 
   private async openOutbox(file: string, getClient: () => GatewayClient): Promise<Outbox | undefined> {
     const dir = path.dirname(file);
+    let alive: Lease | undefined;
     try {
       await privateDir(dir);
       await migrateOutboxFile(file);
@@ -314,7 +315,8 @@ export class ReliabilityHost {
       // Coordinating instances share one outbox in Redis (docs/scaling.md), the file taking what Redis cannot.
       const shared = this.coordination?.sharedOutbox(new JournalStore({ file }));
       if (shared) {
-        this.alive = shared.alive;
+        alive = shared.alive;
+        this.alive = alive;
         await waitHeld(shared.alive, 5000);
       }
       const box = await Outbox.open({
@@ -348,6 +350,11 @@ export class ReliabilityHost {
       this.outboxState(undefined);
       return box;
     } catch (e) {
+      // The lease of an outbox that did not open goes (the next send's attempt takes a new one).
+      if (alive) {
+        await alive.stop().catch(() => undefined);
+        if (this.alive === alive) this.alive = undefined;
+      }
       this.outboxState(e instanceof Error ? e.message : String(e));
       return undefined;
     }
