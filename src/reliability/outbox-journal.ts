@@ -252,7 +252,8 @@ export class JournalStore implements OutboxStore {
   /**
    * Whether the file at `location` is still the one this store wrote last. 'gone': it (or its directory) was
    * removed, renamed or replaced by a file, and appends would go where no restart finds them; 'other': another
-   * file took its place. One stat per batch (a few microseconds), not per record.
+   * file took its place. One stat per batch, not per record (16 µs measured on the loaded test machine, beside
+   * ~0.3-0.5 ms for the flush).
    */
   private whereIs(): 'same' | 'gone' | 'other' {
     const at = this.opened;
