@@ -53,6 +53,30 @@ describe('nodes: state file text (one value per line, read back whole or in part
     assert.deepEqual(readState(text), { value: state, damage: undefined, kept: [], lost: [] });
   });
 
+  it('writes what JSON.stringify writes: toJSON applied (a Date, a Map-backed set), undefined left out', () => {
+    class Seen {
+      private readonly map = new Map([
+        ['17', 1],
+        ['18', 2],
+      ]);
+      toJSON(): Record<string, number> {
+        return Object.fromEntries(this.map);
+      }
+    }
+    const state = {
+      when: new Date(0),
+      seen: new Seen(),
+      gone: undefined,
+      list: [1, undefined, 'x'],
+      map: { a: 1, b: undefined, c: { d: new Date(1) } },
+      onlyUndefined: { a: undefined },
+    };
+    const text = stateText(state);
+    assert.deepEqual(JSON.parse(text), JSON.parse(JSON.stringify(state)));
+    assert.deepEqual(readState(text).value, JSON.parse(JSON.stringify(state)));
+    assert.ok(text.includes('\n"17":1,\n"18":2\n'), text);
+  });
+
   it('cut anywhere: what is read is whole and the state own; every record before the cut line is kept', () => {
     const state = pendingState();
     const text = stateText(state);

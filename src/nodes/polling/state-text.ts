@@ -34,29 +34,51 @@ export interface ReadState {
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A value as JSON.stringify sees it (its toJSON applied: a Date, a Map-backed set of seen ids). */
+function plain(value: unknown, key: string): unknown {
+  const toJSON = (value as { toJSON?: unknown } | null | undefined)?.toJSON;
+  return typeof toJSON === 'function' ? (toJSON as (k: string) => unknown).call(value, key) : value;
+}
+
 /** The state as a state file holds it (see above). */
 export function stateText(state: object): string {
-  const members = Object.entries(JSON.parse(JSON.stringify(state)) as Record<string, unknown>);
-  const lines = ['{'];
+  const members: Array<[string, unknown]> = [];
+  for (const [key, raw] of Object.entries(plain(state, '') as Record<string, unknown>)) {
+    const value = plain(raw, key);
+    // As JSON.stringify leaves them out.
+    if (value !== undefined && typeof value !== 'function' && typeof value !== 'symbol')
+      members.push([key, value]);
+  }
+  let out = '{\n';
   members.forEach(([key, value], i) => {
     const comma = i < members.length - 1 ? ',' : '';
     const name = JSON.stringify(key);
-    const items: string[] | undefined = Array.isArray(value)
-      ? value.map((v) => JSON.stringify(v))
-      : isPlainObject(value)
-        ? Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`)
-        : undefined;
+    const array = Array.isArray(value);
+    const items = array ? (value as unknown[]) : isPlainObject(value) ? Object.keys(value) : undefined;
     if (items === undefined || items.length === 0) {
-      lines.push(`${name}:${JSON.stringify(value)}${comma}`);
+      out += `${name}:${JSON.stringify(value)}${comma}\n`;
       return;
     }
-    const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
-    lines.push(`${name}:${open}`);
-    items.forEach((item, j) => lines.push(item + (j < items.length - 1 ? ',' : '')));
-    lines.push(close + comma);
+    out += `${name}:${array ? '[' : '{'}\n`;
+    const last = items.length - 1;
+    if (array)
+      // An item JSON leaves out (undefined, a function) is null in an array, as JSON.stringify writes it.
+      for (let j = 0; j <= last; j++) out += `${JSON.stringify(items[j]) ?? 'null'}${j < last ? ',' : ''}\n`;
+    else {
+      const o = value as Record<string, unknown>;
+      let first = true;
+      for (let j = 0; j <= last; j++) {
+        const k = items[j] as string;
+        const v = JSON.stringify(o[k]);
+        if (v === undefined) continue;
+        out += `${first ? '' : ',\n'}${JSON.stringify(k)}:${v}`;
+        first = false;
+      }
+      out += '\n';
+    }
+    out += `${array ? ']' : '}'}${comma}\n`;
   });
-  lines.push('}');
-  return lines.join('\n') + '\n';
+  return out + '}\n';
 }
 
 /** Reads a state file's text: whole, or as much of it as can be trusted. */
