@@ -28,8 +28,6 @@ export interface GatewayErrorDetails {
   cause?: unknown;
 }
 
-const SECRET_MASK = '********';
-
 /** One error family for everything the package reports. */
 export class GatewayError extends Error {
   readonly code: GatewayErrorCode;
@@ -73,16 +71,3 @@ export class GatewayError extends Error {
 }
 
 export const isGatewayError = (err: unknown): err is GatewayError => err instanceof GatewayError;
-
-/** Replaces every occurrence of the secrets in a text (for body excerpts and foreign error messages). */
-export function redact(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text;
-  for (const s of secrets) {
-    if (s && s.length >= 1) {
-      out = out.split(s).join(SECRET_MASK);
-      const enc = encodeURIComponent(s);
-      if (enc !== s) out = out.split(enc).join(SECRET_MASK);
-    }
-  }
-  return out;
-}

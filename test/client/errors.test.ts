@@ -281,6 +281,40 @@ describe('GatewayClient error mapping (stub server)', () => {
       }
     });
 
+    it('masks a password the fault writes with character references or percent-encoding (any case, any bytes)', async () => {
+      await client.close();
+      client = make({ password: 'Grüße' });
+      const spellings = [
+        'Gr&amp;#xFC;&amp;#xDF;e', // the faultstring holds "Gr&#xFC;&#xDF;e"
+        'Gr&#xFC;&#xDF;e', // references the XML decoder reads: "Grüße"
+        'Gr&amp;#252;&amp;#223;e',
+        'Gr%C3%BC%C3%9Fe',
+        'Gr%c3%bc%c3%9fe',
+        '%47r%C3%BC%C3%9F%65', // plain letters escaped too
+        'Gr%FC%DFe', // Latin-1
+        'Gr&amp;#x00fc;%C3%9Fe', // mixed
+      ];
+      stub.handler = (_r, res) =>
+        reply(res, 500, 'text/xml', fault11('soap:Server', `bad password ${spellings.join(' / ')}`));
+      const err = await rejection(client.call('information', 'QueryAccountBalance'));
+      for (const t of [err.message, JSON.stringify(err), inspect(err, { depth: 5 })]) {
+        assert.ok(!/Gr(?:ü|&|%)|%47r/i.test(t), `a spelling of the password leaked in: ${t}`);
+      }
+      assert.equal(err.message.split('********').length - 1, spellings.length, err.message);
+    });
+
+    it('masks a one-character password as a whole value only, never inside words', async () => {
+      await client.close();
+      client = make({ password: 'p', transport: 'get' });
+      stub.handler = (r, res) =>
+        reply(res, 500, 'text/plain', `response to soapaction ${r.url}: password p is wrong (Password=%70)`);
+      const err = await rejection(client.call('information', 'QueryAccountBalance'));
+      assert.match(err.message, /response to soapaction /);
+      assert.doesNotMatch(err.message, /res\*|soa\*/);
+      assert.match(err.message, /\?User=demo&Password=\*{8}: /);
+      assert.match(err.message, /password \*{8} is wrong \(Password=\*{8}\)/);
+    });
+
     it('removes the password from a parse error excerpt', async () => {
       stub.handler = (r, res) => reply(res, 200, 'text/xml', `<notxml ${r.body}`);
       assertClean(await rejection(client.call('information', 'QueryAccountBalance')));
