@@ -15,8 +15,57 @@ export interface RequestLogEntry {
 const MAX_TEXT = 64 * 1024;
 
 const SECRET_KEYS = new Set(['password', 'smscpassword']);
-const SECRET_ELEMENT_RE =
-  /(<(?:[\w.-]+:)?(?:password|smscpassword)\b[^>]*>)((?:<!\[CDATA\[[\s\S]*?\]\]>|[^<])*)(<\/)/gi;
+const SECRET_OPEN_RE = /<(?:[\w.-]+:)?(?:password|smscpassword)\b[^>]*>/gi;
+/** Markup inside an element's content that is not its end: CDATA, comments, processing instructions. */
+const SKIPPED: ReadonlyArray<readonly [string, string]> = [
+  ['<![CDATA[', ']]>'],
+  ['<!--', '-->'],
+  ['<?', '?>'],
+];
+
+/** Where the content starting at `from` ends: its end tag, past CDATA, comments, PIs and child elements. */
+function contentEnd(text: string, from: number): number {
+  let depth = 0;
+  let i = from;
+  while (i < text.length) {
+    const lt = text.indexOf('<', i);
+    if (lt < 0) return text.length;
+    const skip = SKIPPED.find(([open]) => text.startsWith(open, lt));
+    if (skip) {
+      const close = text.indexOf(skip[1], lt + skip[0].length);
+      if (close < 0) return text.length;
+      i = close + skip[1].length;
+      continue;
+    }
+    const gt = text.indexOf('>', lt);
+    if (gt < 0) return text.length;
+    if (text.startsWith('</', lt)) {
+      if (depth === 0) return lt;
+      depth -= 1;
+    } else if (text[gt - 1] !== '/') depth += 1; // a child element: its text is masked with the rest
+    i = gt + 1;
+  }
+  return text.length;
+}
+
+/**
+ * The whole content of every password element masked: text, CDATA, and text split by comments or processing
+ * instructions (`<Password>se<!-- x -->cret</Password>`), up to its end tag, or to the end of a cut request.
+ */
+function maskElements(text: string): string {
+  let out = '';
+  let pos = 0;
+  SECRET_OPEN_RE.lastIndex = 0;
+  for (let m = SECRET_OPEN_RE.exec(text); m; m = SECRET_OPEN_RE.exec(text)) {
+    if (m[0].endsWith('/>')) continue;
+    const start = m.index + m[0].length;
+    const end = contentEnd(text, start);
+    out += text.slice(pos, start) + '***';
+    pos = end;
+    SECRET_OPEN_RE.lastIndex = Math.max(end, start);
+  }
+  return out + text.slice(pos);
+}
 const FORM_PAIR_RE = /(^|[?&\s])([^=&\s]+)=([^&\s]*)/g;
 
 const decodeKey = (key: string): string => {
@@ -30,15 +79,16 @@ const decodeKey = (key: string): string => {
 /** Every secret element or key spells "passw" out, or %-encodes some of it: text with neither holds none. */
 const MAY_HOLD_SECRET_RE = /passw|%/i;
 
-/** Credentials never reach the log: password elements (also in CDATA) and form keys (also %-encoded) are masked. */
+/**
+ * Credentials never reach the log: password elements (their whole content, CDATA and comments included) and
+ * form keys (also %-encoded) are masked.
+ */
 export function maskSecrets(text: string): string {
   // Most texts (every answer, for one) hold no secret: skip the two scans over the whole text.
   if (!MAY_HOLD_SECRET_RE.test(text)) return text;
-  return text
-    .replace(SECRET_ELEMENT_RE, '$1***$3')
-    .replace(FORM_PAIR_RE, (all, lead: string, key: string) =>
-      SECRET_KEYS.has(decodeKey(key).trim().toLowerCase()) ? `${lead}${key}=***` : all,
-    );
+  return maskElements(text).replace(FORM_PAIR_RE, (all, lead: string, key: string) =>
+    SECRET_KEYS.has(decodeKey(key).trim().toLowerCase()) ? `${lead}${key}=***` : all,
+  );
 }
 
 /**

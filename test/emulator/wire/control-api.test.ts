@@ -149,6 +149,28 @@ describe('emulator wire: control API', () => {
     }
     assert.match(String(log.requests[0]?.response), /<Value>/);
   });
+
+  it('the request log of a SOAP request whose Password holds a comment shows no part of the password', async () => {
+    await call('DELETE', '/_emulator/requests');
+    const env = `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><QueryAccountBalance xmlns="https://gateway.smsgw.example/"><User>demo</User><Password>demo-<!-- why not -->password</Password></QueryAccountBalance></soap:Body></soap:Envelope>`;
+    await http(
+      emu.url,
+      'POST',
+      '/gateway/Information.asmx',
+      {
+        'Content-Type': 'text/xml; charset=utf-8',
+        SOAPAction: '"https://gateway.smsgw.example/QueryAccountBalance"',
+      },
+      env,
+    );
+    const log = (await call('GET', '/_emulator/requests')).json as {
+      requests: Array<Record<string, unknown>>;
+    };
+    assert.equal(log.requests.length, 1);
+    const request = String(log.requests[0]?.request);
+    assert.ok(!/demo-|password<\//.test(request), request);
+    assert.match(request, /<Password>\*\*\*<\/Password>/);
+  });
 });
 
 describe('emulator wire: request log masking', () => {
@@ -160,5 +182,24 @@ describe('emulator wire: request log masking', () => {
     for (const secret of ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7'])
       assert.ok(!masked.includes(secret), `${secret}: ${masked}`);
     assert.match(masked, /User=u/);
+  });
+
+  it('masks the whole content of a password element split by comments, PIs or child elements, or cut off', () => {
+    const cases = [
+      '<Password>QZ<!-- a comment -->W9KP</Password>',
+      '<Password><!-- </Password> -->QZW9KP</Password>',
+      '<p:Password>QZW<?pi x?>9KP</p:Password>',
+      '<Password>QZ<x>W9</x>KP</Password>',
+      '<Password>QZ<![CDATA[W</Password>]]>9KP</Password>',
+      '<SMSCPassword>\n QZW9KP \n</SMSCPassword>',
+      '<Password>QZW9KP', // a request cut short
+    ];
+    for (const c of cases) {
+      const masked = maskSecrets(`<User>u</User>${c}<Text>hi</Text>`);
+      for (const part of ['QZ', 'W9', 'KP']) assert.ok(!masked.includes(part), `${part} of ${c}: ${masked}`);
+      assert.match(masked, /<User>u<\/User>/);
+      if (!c.endsWith('KP')) assert.match(masked, /<Text>hi<\/Text>$/, masked);
+    }
+    assert.equal(maskSecrets('<Password/><User>x</User>'), '<Password/><User>x</User>');
   });
 });
