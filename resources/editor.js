@@ -362,7 +362,55 @@ window.smsgwEditor = window.smsgwEditor || (function () {
         node.inputs = $('#smsgw-poll-on-input').is(':checked') ? 1 : 0;
     }
 
-    return { catalogue: catalogue, typed: typed, typesFor: typesFor, paramRows: paramRows,
+    // The account of a gateway configuration (issue 21 §2): without user or password it shows the warning
+    // triangle, and so do the nodes using it. What this editor knows comes first (credentials typed, loaded by
+    // a dialog or imported); else the runtime says, for each deployed configuration, whether it has both (yes or
+    // no, never the values); a configuration it does not know was never deployed and has none. Until the runtime
+    // answered (or when it may not be asked) nothing is guessed: no triangle.
+    var accounts = null;
+    var editing = {};
+
+    function revalidateConfigs() {
+        if (!RED.editor || typeof RED.editor.validateNode !== 'function') { return; }
+        RED.nodes.eachConfig(function (n) {
+            if (n.type !== 'smsgw-config') { return; }
+            RED.editor.validateNode(n);
+            (n.users || []).forEach(function (u) { RED.editor.validateNode(u); });
+        });
+        if (RED.view && RED.view.redraw) { RED.view.redraw(true); }
+    }
+
+    function loadAccounts() {
+        $.getJSON('smsgw/accounts').done(function (r) {
+            accounts = r && typeof r === 'object' ? r : {};
+            revalidateConfigs();
+        });
+    }
+    if (RED.events && RED.events.on) { RED.events.on('deploy', loadAccounts); }
+    loadAccounts();
+
+    /** A validator's answer for a config node: true, or why it is not usable (the triangle's text). */
+    function accountProblem(node) {
+        // While its dialog is open the User and Password fields show it (required); the triangle follows on Done.
+        if (editing[node.id]) { return true; }
+        var c = node.credentials;
+        var ok;
+        if (c && (c.user !== undefined || c.password !== undefined || c.has_password !== undefined)) {
+            ok = typeof c.user === 'string' && c.user.trim() !== '' &&
+                (c.has_password === true || (typeof c.password === 'string' && c.password !== ''));
+        } else if (accounts === null) {
+            return true;
+        } else {
+            ok = accounts[node.id] === true;
+        }
+        return ok ? true : RED._(SHARED + 'errors.noAccount');
+    }
+
+    function accountEditing(node, on) {
+        if (on) { editing[node.id] = true; } else { delete editing[node.id]; }
+    }
+
+    return { catalogue: catalogue, accountProblem: accountProblem, accountEditing: accountEditing, typed: typed, typesFor: typesFor, paramRows: paramRows,
         collectParams: collectParams, operationSelect: operationSelect, analyze: analyze, COMMON: COMMON,
         segmentCounter: segmentCounter, onTyping: onTyping, recipientCheck: recipientCheck,
         fields: fields, output: output, operationPrepare: operationPrepare, operationSave: operationSave,

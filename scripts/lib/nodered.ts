@@ -70,7 +70,9 @@ export async function startNodeRed(o: NodeRedOptions): Promise<RunningNodeRed> {
   );
   const url = `http://127.0.0.1:${o.port}`;
   try {
-    await waitForHttp(`${url}/settings`, 60000, () => proc.alive());
+    // With adminAuth /settings wants a token; /auth/login answers anyone.
+    const probe = o.settings?.adminAuth ? '/auth/login' : '/settings';
+    await waitForHttp(`${url}${probe}`, 60000, () => proc.alive());
   } catch (e) {
     await proc.stop();
     throw new Error(`${(e as Error).message}\n${proc.output()}`, { cause: e });
@@ -79,10 +81,14 @@ export async function startNodeRed(o: NodeRedOptions): Promise<RunningNodeRed> {
 }
 
 /** Replaces all flows (full deploy). Config nodes may carry inline `credentials`; Node-RED stores them encrypted. */
-export async function deployFlows(url: string, flows: unknown[]): Promise<void> {
+export async function deployFlows(
+  url: string,
+  flows: unknown[],
+  headers: Record<string, string> = {},
+): Promise<void> {
   const res = await fetch(`${url}/flows`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'Node-RED-Deployment-Type': 'full' },
+    headers: { ...headers, 'Content-Type': 'application/json', 'Node-RED-Deployment-Type': 'full' },
     body: JSON.stringify(flows),
   });
   if (!res.ok) throw new Error(`POST /flows answered ${res.status}: ${await res.text()}`);

@@ -114,6 +114,17 @@ function parseBaseUrl(baseUrl: unknown): URL {
   }
 }
 
+/** The password in a proxy URL (masked in errors like the gateway's), or ''. */
+function proxyPassword(proxyUrl: unknown): string {
+  if (typeof proxyUrl !== 'string' || proxyUrl === '') return '';
+  try {
+    const { password } = new URL(proxyUrl);
+    return password ? decodeURIComponent(password) : '';
+  } catch {
+    return '';
+  }
+}
+
 /** Read-only operations may be repeated; sends and CreateCustomer (it creates a record) never are. */
 /** Runs `fn`, a synchronous throw becoming a rejection: one promise less per call than an async wrapper. */
 function guarded(fn: () => Promise<unknown>): Promise<unknown> {
@@ -196,6 +207,8 @@ export class GatewayClient {
   private readonly paths: Record<ServiceName, string>;
   private readonly namespaces: NamespaceCache;
   private readonly clean: (s: string) => string;
+  /** What `clean` masks: the password and the proxy's. */
+  private readonly secrets: string[];
   private readonly safe: ResolvedSafeRetryOptions | undefined;
   private readonly referenceOptions: ResolvedReferenceOptions | undefined;
   private readonly legacySeparator: string;
@@ -225,7 +238,8 @@ export class GatewayClient {
     this.prefix = url.pathname.replace(/\/+$/, '');
     this.user = options.user;
     this.password = options.password;
-    this.clean = makeCleaner(options.password);
+    this.secrets = [options.password, proxyPassword(options.proxyUrl)];
+    this.clean = makeCleaner(...this.secrets);
     this.timeoutMs = positiveInt('timeoutMs', options.timeoutMs, 30_000, 0);
     this.retries = positiveInt('retries', options.retries, 2, 0);
     this.retryDelayMs = positiveInt('retryDelayMs', options.retryDelayMs, 100, 0);
@@ -403,7 +417,7 @@ export class GatewayClient {
     const values = withCredentialsFilled(params, names, { user: this.user, password: this.password }, name);
     const given = names.password === undefined ? undefined : values[names.password];
     const clean =
-      typeof given === 'string' && given !== this.password ? makeCleaner(this.password, given) : this.clean;
+      typeof given === 'string' && given !== this.password ? makeCleaner(...this.secrets, given) : this.clean;
     const task = (): Promise<unknown> => this.invokeOnce(where, name, values, clean, options);
     return this.flow ? this.flow.run(task, options?.signal) : task();
   }
@@ -621,7 +635,7 @@ export class GatewayClient {
     for (const p of op.params) {
       const v = values[p.name];
       if (p.credential === 'password' && typeof v === 'string' && v !== this.password) {
-        return makeCleaner(this.password, v);
+        return makeCleaner(...this.secrets, v);
       }
     }
     return this.clean;

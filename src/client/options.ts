@@ -38,7 +38,10 @@ export interface GatewayClientOptions {
   maxConnections?: number;
   /** Use this undici dispatcher instead of an own pool (the client then never closes it). */
   dispatcher?: Dispatcher;
-  /** Send through an HTTP(S) proxy (undici ProxyAgent). */
+  /**
+   * Send through an HTTP(S) proxy (undici ProxyAgent). `http://user:password@proxy:3128` authenticates at the
+   * proxy; its password is masked in errors like the gateway's.
+   */
   proxyUrl?: string;
   /** TLS options for https base URLs. */
   tls?: TlsOptions;

@@ -60,7 +60,8 @@ export default (RED: NodeAPI): void => {
       .filter(Boolean);
 
     onInput(RED, this, nodeOutput(RED, def), async (msg, signal) => {
-      const client = requireConfig(config).getClient();
+      // Sending no credentials ("none"), the node works with a configuration without an account.
+      const client = requireConfig(config, def.auth !== 'none').getClient();
       const target =
         text(msgOverride(msg, 'service')) ?? (def.service === 'path' ? text(def.path) : def.service);
       const operation = text(msgOverride(msg, 'operation')) ?? text(def.operation);

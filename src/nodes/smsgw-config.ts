@@ -10,13 +10,23 @@ import { attachDeliveryTracker } from './send/delivery-host';
 import { ReliabilityHost } from './config/reliability-host';
 import { CoordinationHost, coordinationOf } from './config/coordination-host';
 import { GatewayError, isGatewayError } from '../errors';
-import type { ServiceKind, SmsgwConfigDef, SmsgwConfigNode, SmsgwCredentials } from './config/types';
+import type {
+  Destination,
+  ServiceKind,
+  SmsgwConfigDef,
+  SmsgwConfigNode,
+  SmsgwCredentials,
+} from './config/types';
+import { accountErrorOf, destinationOf } from './config/account';
+import { nameUnnamed } from './config/config';
 
 /** How long a stopping flow waits for the gateway's requests in flight. */
 const CLOSE_WAIT_MS = 5000;
 
 interface ConfigInternals extends SmsgwConfigNode {
   service: ServiceKind;
+  accountError: GatewayError | undefined;
+  destination: Destination;
   users: Map<string, Node>;
   client: GatewayClient | undefined;
   reliability: ReliabilityHost;
@@ -30,7 +40,10 @@ export default (RED: NodeAPI): void => {
   }
 
   function start(node: ConfigInternals, def: SmsgwConfigDef): void {
+    nameUnnamed(RED, node);
     node.service = def.service === 'legacy' ? 'legacy' : 'gateway';
+    node.accountError = accountErrorOf(def, node.credentials as SmsgwCredentials | undefined);
+    node.destination = destinationOf(def);
     node.users = new Map();
     node.client = undefined;
 
@@ -133,6 +146,7 @@ export default (RED: NodeAPI): void => {
       credentials: {
         user: { type: 'text' },
         password: { type: 'password' },
+        proxyPassword: { type: 'password' },
         redisPassword: { type: 'password' },
       },
     },

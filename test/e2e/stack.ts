@@ -57,8 +57,15 @@ function packOnce(): ReturnType<typeof packPackage> {
   return packed;
 }
 
-/** Starts emulator and Node-RED (fresh flows, log in `<outDir>/<name>.log`), optionally deploying flows. */
-export async function startStack(name: string, flows?: (emulatorUrl: string) => unknown[]): Promise<Stack> {
+/**
+ * Starts emulator and Node-RED (fresh flows, log in `<outDir>/<name>.log`), optionally deploying flows;
+ * `settings` go into settings.js (adminAuth, say: then deploy with a token, deployFlows' `headers`).
+ */
+export async function startStack(
+  name: string,
+  flows?: (emulatorUrl: string) => unknown[],
+  settings?: Record<string, unknown>,
+): Promise<Stack> {
   mkdirSync(outDir, { recursive: true });
   const tgz = await packOnce();
   const userDir = join(outDir, 'userdir');
@@ -77,6 +84,7 @@ export async function startStack(name: string, flows?: (emulatorUrl: string) => 
       port: await freePort(),
       freshFlows: true,
       logFile: nodeRedLog,
+      ...(settings ? { settings } : {}),
     });
   } catch (e) {
     await emulator.proc.stop();

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { NodeAPI } from 'node-red';
 import type { NextFunction, Request, Response } from 'express';
 import { OPERATIONS } from '../../src/catalogue';
@@ -76,6 +78,97 @@ describe('nodes: smsgw-config and the admin endpoints', () => {
     const out = nextMessage('out');
     send('n1', { payload: 'over get' });
     assert.equal(((await out).payload as { CreateStatus: string }).CreateStatus, 'Ok');
+  });
+
+  it('a config without user or password: every call fails with CONFIG naming the gateway, before anything is sent', async () => {
+    for (const creds of [{}, { user: 'demo' }, { password: 'demo-password' }, { user: ' ', password: 'x' }]) {
+      await loadFlow(
+        flowWith(
+          env.emu.url,
+          [sms('n1'), { id: 'bal', type: 'smsgw-balance', gateway: 'cfg', wires: [['out']] }],
+          {
+            name: 'Alarm gateway',
+          },
+        ),
+        { cfg: creds },
+      );
+      const before = env.emu.requests.list().length;
+      for (const id of ['n1', 'bal']) {
+        const caught = nextMessage('caught');
+        send(id, { payload: 'x' });
+        const error = (await caught).error as { code: string; message: string };
+        assert.equal(error.code, 'CONFIG', `${id} ${JSON.stringify(creds)}`);
+        assert.match(error.message, /^gateway 'Alarm gateway' has no user\/password/);
+        assert.doesNotMatch(error.message, /InvalidUser|login refused/);
+      }
+      assert.equal(env.emu.requests.list().length, before, 'nothing was sent');
+      await helper.unload();
+    }
+    // unnamed: its base URL names it
+    await loadFlow(flowWith(env.emu.url, [sms('n1')]), { cfg: {} });
+    const caught = nextMessage('caught');
+    send('n1', { payload: 'x' });
+    assert.match(
+      ((await caught).error as { message: string }).message,
+      new RegExp(`^gateway '${env.emu.url}' has no user/password`),
+    );
+  });
+
+  it('a config without an account still serves the any-operation node that sends no credentials', async () => {
+    await loadFlow(
+      flowWith(env.emu.url, [
+        {
+          id: 'call',
+          type: 'smsgw-call',
+          gateway: 'cfg',
+          service: 'information',
+          operation: 'QueryAccountBalance',
+          auth: 'none',
+          wires: [['out']],
+        },
+      ]),
+      { cfg: {} },
+    );
+    const out = nextMessage('out');
+    send('call', { payload: { User: 'demo', Password: 'demo-password' } });
+    assert.equal(((await out).payload as { StatusCode: string }).StatusCode, 'Ok');
+  });
+
+  it('a proxy URL holding a password is refused; the proxy password comes from the credentials', async () => {
+    await loadFlow(flowWith(env.emu.url, [sms('n1')], { proxyUrl: 'http://alice:s3cret@127.0.0.1:9' }));
+    const caught = nextMessage('caught');
+    send('n1', { payload: 'x' });
+    const error = (await caught).error as { code: string; message: string };
+    assert.equal(error.code, 'CONFIG');
+    assert.match(error.message, /"Proxy URL" must not hold a password: put it in "Proxy password"/);
+    assert.doesNotMatch(error.message, /s3cret/);
+    await helper.unload();
+
+    // a proxy that records how it was asked (it refuses the tunnel: the send fails, which is fine here)
+    const asked: (string | undefined)[] = [];
+    const proxy = createServer();
+    proxy.on('connect', (req: IncomingMessage, socket: Socket) => {
+      asked.push(req.headers['proxy-authorization']);
+      socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (proxy.address() as AddressInfo).port;
+      await loadFlow(flowWith(env.emu.url, [sms('n1')], { proxyUrl: `http://alice@127.0.0.1:${port}` }), {
+        cfg: { ...DEMO, proxyPassword: 'pr0xy pass' },
+      });
+      const failed = nextMessage('caught');
+      send('n1', { payload: 'x' });
+      const err = (await failed).error as { message: string };
+      assert.doesNotMatch(JSON.stringify(err), /pr0xy/);
+      assert.ok(asked.length > 0, 'the proxy was asked');
+      assert.deepEqual(
+        new Set(asked),
+        new Set([`Basic ${Buffer.from('alice:pr0xy pass').toString('base64')}`]),
+      );
+    } finally {
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
   });
 
   for (const transport of ['soap12', 'post']) {
@@ -163,30 +256,139 @@ describe('nodes: smsgw-config and the admin endpoints', () => {
       assert.ok(!JSON.stringify(res.body).includes('not-the-password-123'));
     });
 
-    it('needs smsgw-config.write (and the catalogue smsgw-config.read)', async () => {
+    it('needs smsgw-config.write and flows.write (and the catalogue smsgw-config.read)', async () => {
       const granted = new Set<string>();
       const asked: string[] = [];
       const withAuth = (RED: NodeAPI): void => {
-        // The helper's RED.auth lets everything through; this one behaves like adminAuth for one user.
+        // The helper's RED.auth lets everything through; this one behaves like adminAuth for one user
+        // (Node-RED checks a list of permissions as all of them).
         (RED as unknown as { auth: unknown }).auth = {
-          needsPermission: (permission: string) => {
-            asked.push(permission);
+          needsPermission: (permission: string | string[]) => {
+            const all = [permission].flat();
+            asked.push(...all);
             return (_req: Request, res: Response, next: NextFunction) =>
-              granted.has(permission) ? next() : res.status(401).end();
+              all.every((p) => granted.has(p)) ? next() : res.status(401).end();
           },
         };
       };
       await helper.load([withAuth, ...ALL_NODES], flowWith(env.emu.url, []), { cfg: DEMO });
       assert.ok(asked.includes('smsgw-config.write'));
-      const body = { baseUrl: env.emu.url, password: '__PWRD__' };
+      const body = { baseUrl: env.emu.url, user: 'demo', password: '__PWRD__' };
       await helper.request().post('/smsgw-config/cfg/test').send(body).expect(401);
       await helper.request().get('/smsgw/operations').expect(401);
       granted.add('smsgw-config.read');
       await helper.request().get('/smsgw/operations').expect(200);
       await helper.request().post('/smsgw-config/cfg/test').send(body).expect(401);
       granted.add('smsgw-config.write');
+      // may not deploy: may not make Node-RED send requests to addresses of its choice either
+      await helper.request().post('/smsgw-config/cfg/test').send(body).expect(401);
+      granted.add('flows.write');
       const res = await helper.request().post('/smsgw-config/cfg/test').send(body).expect(200);
       assert.equal(res.body.ok, true);
+    });
+
+    describe('stored credentials go only where they were deployed for', () => {
+      let capture: Server;
+      let captureUrl = '';
+      const seen: string[] = [];
+      before(async () => {
+        capture = createServer((req, res) => {
+          seen.push(`${req.method} ${req.url}`);
+          res.end('nothing here');
+        });
+        // a proxy is asked with CONNECT
+        capture.on('connect', (req: IncomingMessage, socket: Socket) => {
+          seen.push(`CONNECT ${req.url}`);
+          socket.destroy();
+        });
+        await new Promise<void>((resolve) => capture.listen(0, '127.0.0.1', resolve));
+        captureUrl = `http://127.0.0.1:${(capture.address() as AddressInfo).port}`;
+      });
+      after(() => new Promise<void>((resolve) => capture.close(() => resolve())));
+      beforeEach(() => {
+        seen.length = 0;
+      });
+
+      const saved = (): Record<string, unknown> => ({
+        baseUrl: env.emu.url,
+        service: 'gateway',
+        transport: 'soap11',
+        user: 'demo',
+        password: '__PWRD__',
+        tlsRejectUnauthorized: true,
+      });
+      const test = async (id: string, body: Record<string, unknown>): Promise<Record<string, unknown>> =>
+        (await helper.request().post(`/smsgw-config/${id}/test`).send(body).expect(200)).body as Record<
+          string,
+          unknown
+        >;
+
+      it('the saved values with the placeholder: the stored password, the balance', async () => {
+        await loadFlow(flowWith(env.emu.url, []));
+        assert.equal((await test('cfg', saved())).ok, true);
+        // the user left out: the stored one too
+        const { user: _user, ...noUser } = saved();
+        assert.equal((await test('cfg', noUser)).ok, true);
+      });
+
+      for (const [what, change] of [
+        ['another base URL', () => ({ baseUrl: captureUrl })],
+        ['another proxy', () => ({ proxyUrl: captureUrl })],
+        ['TLS checks turned off', () => ({ tlsRejectUnauthorized: false })],
+        [
+          'another CA certificate',
+          () => ({ tlsCa: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----' }),
+        ],
+      ] as const) {
+        it(`${what} with the placeholder: refused, nothing sent anywhere`, async () => {
+          await loadFlow(flowWith(env.emu.url, []));
+          const before = env.emu.requests.list().length;
+          const r = await test('cfg', { ...saved(), ...change() });
+          assert.equal(r.ok, false);
+          assert.equal(r.code, 'CONFIG');
+          assert.match(String(r.message), /type the password/);
+          assert.deepEqual(seen, []);
+          assert.equal(env.emu.requests.list().length, before);
+        });
+      }
+
+      it('another base URL with the password typed: tested there (unsaved values work)', async () => {
+        await loadFlow(flowWith(env.emu.url, []));
+        const r = await test('cfg', {
+          ...saved(),
+          baseUrl: captureUrl,
+          gatewayNamespace: 'https://gateway.smsgw.example/',
+          password: 'typed-here',
+        });
+        assert.equal(r.ok, false);
+        assert.notEqual(r.code, 'CONFIG', String(r.message));
+        assert.deepEqual(
+          seen,
+          ['POST /gateway/Information.asmx'],
+          'the typed password went where the dialog said',
+        );
+      });
+
+      it("another node's id with the placeholder: nothing read, nothing sent", async () => {
+        await loadFlow(flowWith(env.emu.url, []), { cfg: DEMO, out: { password: 'not-ours' } });
+        for (const id of ['out', 'catcher', 'not-deployed']) {
+          const r = await test(id, { ...saved(), baseUrl: captureUrl });
+          assert.equal(r.ok, false, id);
+          assert.equal(r.code, 'CONFIG', id);
+        }
+        assert.deepEqual(seen, []);
+      });
+
+      it('no user or password: says so before anything is sent', async () => {
+        await loadFlow(flowWith(env.emu.url, [], { name: 'Alarm gateway' }), { cfg: {} });
+        const before = env.emu.requests.list().length;
+        const r = await test('cfg', { ...saved(), name: 'Alarm gateway', user: '' });
+        assert.equal(r.code, 'CONFIG');
+        assert.match(String(r.message), /^gateway 'Alarm gateway' has no user\/password/);
+        const typedUserOnly = await test('not-deployed', { ...saved(), user: 'demo', password: '' });
+        assert.match(String(typedUserOnly.message), /has no user\/password/);
+        assert.equal(env.emu.requests.list().length, before);
+      });
     });
   });
 });

@@ -73,7 +73,7 @@ describe('nodes: editor HTML (as the scorecard parses it)', () => {
         assert.equal(category.value, 'config');
         const creds = def.get('credentials') as AnyNode;
         const names = (creds.properties as AnyNode[]).map((p) => String((p.key as AnyNode).name));
-        assert.deepEqual(names, ['user', 'password', 'redisPassword']);
+        assert.deepEqual(names, ['user', 'password', 'proxyPassword', 'redisPassword']);
       } else {
         assert.equal(category.value, 'SMS gateway');
         for (const key of ['color', 'icon', 'inputs', 'outputs']) {

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { Node } from 'node-red';
 import { GatewayState, startEmulator, type RunningEmulator } from '../../src/emulator';
 import {
+  ALL_NODES,
   collect,
   DEMO,
   flowWith,
@@ -142,6 +143,69 @@ describe('nodes: delivery guarantees (reference, flow control, auth state, valid
         /status\.authFailed|auth failed: AccountLocked/.test(String(statuses('n1').at(-1)?.text)),
       );
       assert.equal(statuses('n1').at(-1)!.fill, 'red');
+    } finally {
+      env.emu.control.lockAccount('demo', false);
+    }
+  });
+
+  it('after unlocking, any successful call clears the auth state of every node, pollers included (no wait for their back-off)', async () => {
+    env.emu.control.lockAccount('demo', true);
+    try {
+      await loadFlow(
+        flowWith(env.emu.url, [
+          sms('n1'),
+          // polls at start and fails itself: red "retry in 60 s"
+          { id: 'hlr', type: 'smsgw-hlr-results', gateway: 'cfg', interval: 60, wires: [['out2']] },
+          // polls on input only: red through the config's auth state
+          { id: 'inb', type: 'smsgw-inbound', gateway: 'cfg', interval: 60, inputs: 1, wires: [['out2']] },
+        ]),
+      );
+      await waitFor(() => /retry/.test(String(statuses('hlr').at(-1)?.text)), 10_000);
+      assert.equal(statuses('hlr').at(-1)!.fill, 'red');
+      await waitFor(() => /authFailed|auth failed/.test(String(statuses('inb').at(-1)?.text)));
+    } finally {
+      env.emu.control.lockAccount('demo', false);
+    }
+    const out = nextMessage('out');
+    send('n1', { payload: 'x', topic: 'unlocked' });
+    await out;
+    // within a few seconds, not the 60 s of the back-off
+    await waitFor(() => statuses('hlr').at(-1)?.fill !== 'red', 5000);
+    assert.doesNotMatch(String(statuses('hlr').at(-1)?.text), /retry|authFailed|auth failed/);
+    await waitFor(() => statuses('inb').at(-1)?.fill !== 'red', 5000);
+  });
+
+  it('an unnamed node goes by its type\'s label in the log (the debug sidebar shows "node: HLR results", not its id)', async () => {
+    const en = (set: string): Rec =>
+      JSON.parse(
+        readFileSync(path.join(__dirname, '../../nodes/locales/en-US', `${set}.json`), 'utf8'),
+      ) as Rec;
+    // The helper's RED._ answers the key; this one reads the module's catalogues as Node-RED does.
+    const withCatalogues = (RED: { _: (key: string) => string }): void => {
+      RED._ = (key: string): string => {
+        const m = /^@smsgw\/node-red-sms-gateway\/([\w-]+):(.+)$/.exec(key);
+        if (!m) return key;
+        const text = m[2]!.split('.').reduce<unknown>((o, k) => (o as Rec | undefined)?.[k], en(m[1]!));
+        return typeof text === 'string' ? text : key;
+      };
+    };
+    env.emu.control.lockAccount('demo', true);
+    try {
+      await helper.load(
+        [withCatalogues, ...ALL_NODES],
+        flowWith(env.emu.url, [
+          { id: 'hlr', type: 'smsgw-hlr-results', gateway: 'cfg', interval: 60, wires: [['out2']] },
+          { id: 'named', type: 'smsgw-hlr-results', name: 'my HLR', gateway: 'cfg', interval: 60, wires: [] },
+        ]),
+        { cfg: DEMO },
+      );
+      const warned = (id: string): Rec | undefined =>
+        (helper.log().args as Rec[][])
+          .map((a) => a[0]!)
+          .find((e) => e.id === id && e.level === 30 && /Poll failed/.test(String(e.msg)));
+      await waitFor(() => warned('hlr') !== undefined && warned('named') !== undefined, 10_000);
+      assert.equal(warned('hlr')!.name, 'HLR results');
+      assert.equal(warned('named')!.name, 'my HLR');
     } finally {
       env.emu.control.lockAccount('demo', false);
     }

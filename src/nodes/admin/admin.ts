@@ -17,6 +17,8 @@ import { toGatewayError } from '../common/errors';
 import { editorCatalogue, operationOf } from '../common/operations';
 import { queryBalance } from '../config/gateway';
 import type { ServiceKind, SmsgwConfigDef, SmsgwConfigNode, SmsgwCredentials } from '../config/types';
+import { accountErrorOf, destinationChanges, destinationOf, hasAccount } from '../config/account';
+import { GatewayError } from '../../errors';
 
 /** What the editor's password field holds when a password is already stored. */
 export const PASSWORD_PLACEHOLDER = '__PWRD__';
@@ -55,7 +57,7 @@ export function registerAdminRoutes(RED: NodeAPI): void {
   });
 
   // The durable outbox of a deployed config node: list (entries hold no credentials) and clear.
-  const hostOf = (id: string) => (RED.nodes.getNode(id) as SmsgwConfigNode | null)?.reliability;
+  const hostOf = (id: string) => configNode(RED, id)?.reliability;
   app.get(
     '/smsgw-config/:id/outbox',
     RED.auth.needsPermission('smsgw-config.read'),
@@ -88,15 +90,55 @@ export function registerAdminRoutes(RED: NodeAPI): void {
     },
   );
 
+  // Which deployed configurations lack user or password (the editor's warning triangle); no values, only yes/no.
+  app.get(
+    '/smsgw/accounts',
+    RED.auth.needsPermission('smsgw-config.read'),
+    (_req: Request, res: Response) => {
+      res.json(accountsForEditor(RED));
+    },
+  );
+
+  // Test connection sends a request with the dialog's values to any address: the right to deploy flows
+  // (which can do as much) is needed besides the config node's own.
   app.post(
     '/smsgw-config/:id/test',
-    RED.auth.needsPermission('smsgw-config.write'),
+    needsAll(RED, ['smsgw-config.write', 'flows.write']),
     (req: Request, res: Response) => {
-      void testConnection(RED, String(req.params.id), (req.body ?? {}) as TestBody).then((result) =>
+      void testConnection(RED, String(req.params.id), objectOf(req.body) as TestBody).then((result) =>
         res.json(result),
       );
     },
   );
+}
+
+/** Node-RED checks a list of permissions as "all of them"; its type declarations only admit one. */
+function needsAll(RED: NodeAPI, permissions: string[]): ReturnType<NodeAPI['auth']['needsPermission']> {
+  return (
+    RED.auth.needsPermission as unknown as (p: string[]) => ReturnType<NodeAPI['auth']['needsPermission']>
+  )(permissions);
+}
+
+const objectOf = (body: unknown): Record<string, unknown> =>
+  typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+
+/** A deployed node of type smsgw-config, never another type's node with the same id. */
+function configNode(RED: NodeAPI, id: string): SmsgwConfigNode | undefined {
+  const node = RED.nodes.getNode(id) as (SmsgwConfigNode & { type?: string }) | null;
+  return node && node.type === 'smsgw-config' && typeof node.getClient === 'function' ? node : undefined;
+}
+
+/** id -> whether user and password are set, for every deployed smsgw-config node. */
+function accountsForEditor(RED: NodeAPI): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  RED.nodes.eachNode((n) => {
+    if (n.type !== 'smsgw-config') return;
+    const running = configNode(RED, n.id);
+    out[n.id] = running
+      ? running.accountError === undefined
+      : hasAccount((RED.nodes.getCredentials(n.id) ?? undefined) as SmsgwCredentials | undefined);
+  });
+  return out;
 }
 
 interface AnalyzeBody {
@@ -156,21 +198,73 @@ function recipientsForEditor(body: RecipientsBody): { entries: RecipientEntry[];
   return defaultCountry ? { entries, country: defaultCountry } : { entries };
 }
 
-/** Credentials from the dialog, falling back to the stored ones where the dialog shows the placeholder. */
-function credentialsFor(RED: NodeAPI, id: string, body: TestBody): SmsgwCredentials {
-  const stored = (RED.nodes.getCredentials(id) ?? {}) as SmsgwCredentials;
-  const user = body.user === undefined ? stored.user : body.user;
-  const password =
-    body.password === undefined || body.password === PASSWORD_PLACEHOLDER ? stored.password : body.password;
-  return { user: user ?? '', password: password ?? '' };
+/** The dialog's password fields hold this when a value is stored and was not changed. */
+const isPlaceholder = (v: unknown): boolean => v === PASSWORD_PLACEHOLDER;
+
+/**
+ * The credentials to test with. The dialog sends what was typed; where it shows a stored value unchanged (the
+ * placeholder, or no user at all) the stored one is taken, but only from a deployed smsgw-config node and only
+ * for the destination it was deployed with (base URL, proxy, TLS checks): stored credentials never go to
+ * another address, and another node type's credentials (an MQTT broker's password) are never read.
+ */
+function credentialsFor(RED: NodeAPI, id: string, body: TestBody): SmsgwCredentials | GatewayError {
+  const typed = {
+    user: typeof body.user === 'string' ? body.user : undefined,
+    password: typeof body.password === 'string' && !isPlaceholder(body.password) ? body.password : undefined,
+    proxyPassword:
+      typeof body.proxyPassword === 'string' && !isPlaceholder(body.proxyPassword)
+        ? body.proxyPassword
+        : undefined,
+  };
+  const wanted = {
+    user: typed.user === undefined,
+    password: isPlaceholder(body.password),
+    proxyPassword: isPlaceholder(body.proxyPassword),
+  };
+  if (!wanted.user && !wanted.password && !wanted.proxyPassword) return typed;
+  const config = configNode(RED, id);
+  if (!config) {
+    return new GatewayError(
+      'CONFIG',
+      'no stored credentials to test with: this configuration is not deployed; type the user and password',
+      { ambiguous: false },
+    );
+  }
+  const changed = destinationChanges(config.destination, destinationOf(body));
+  if (changed.length > 0) {
+    const fields = changed.map((f) => FIELD_NAMES[f]).join(', ');
+    return new GatewayError(
+      'CONFIG',
+      `${fields} differ${changed.length === 1 ? 's' : ''} from the deployed configuration: type the password to test there (the stored one is only sent where it was deployed for)`,
+      { ambiguous: false },
+    );
+  }
+  const stored = (config.credentials ?? {}) as SmsgwCredentials;
+  return {
+    user: wanted.user ? stored.user : typed.user,
+    password: wanted.password ? stored.password : typed.password,
+    proxyPassword: wanted.proxyPassword ? stored.proxyPassword : typed.proxyPassword,
+  };
 }
+
+const FIELD_NAMES: Record<string, string> = {
+  baseUrl: '"Base URL"',
+  proxyUrl: '"Proxy URL"',
+  tlsRejectUnauthorized: '"Verify the server\'s TLS certificate"',
+  tlsCa: '"CA certificate"',
+};
 
 async function testConnection(RED: NodeAPI, id: string, body: TestBody): Promise<Record<string, unknown>> {
   const service: ServiceKind = body.service === 'legacy' ? 'legacy' : 'gateway';
   let client: GatewayClient | undefined;
   try {
+    const creds = credentialsFor(RED, id, body);
+    if (creds instanceof GatewayError) throw creds;
     const def = { ...body, service, transport: body.transport ?? 'soap11' } as SmsgwConfigDef;
-    client = new GatewayClient(clientOptions(def, credentialsFor(RED, id, body)));
+    // Before anything is sent, as a send would fail.
+    const missing = accountErrorOf(body, creds);
+    if (missing) throw missing;
+    client = new GatewayClient(clientOptions(def, creds));
     const balance = await queryBalance(client, service, AbortSignal.timeout(30_000));
     return { ok: true, balance, operation: service === 'legacy' ? 'QueryBalance2' : 'QueryAccountBalance' };
   } catch (err) {

@@ -36,6 +36,8 @@ export const FIELD_LABELS = {
   segmentsSingle: 'Single SMS',
   segmentsLong: 'Long SMS',
   defaultCountry: 'Default country',
+  proxyUrl: 'Proxy URL',
+  proxyPassword: 'Proxy password',
 } as const;
 
 /**
@@ -76,7 +78,7 @@ export function clientOptions(def: SmsgwConfigDef, creds: SmsgwCredentials): Gat
   const gatewayNamespace = blank(def.gatewayNamespace);
   const legacyNamespace = blank(def.legacyNamespace);
   const customerPath = blank(def.customerPath);
-  const proxyUrl = blank(def.proxyUrl);
+  const proxyUrl = proxyUrlOf(def, creds);
   const ca = blank(def.tlsCa);
   if (gatewayNamespace) options.gatewayNamespace = gatewayNamespace;
   if (legacyNamespace) options.legacyNamespace = legacyNamespace;
@@ -96,6 +98,36 @@ export function clientOptions(def: SmsgwConfigDef, creds: SmsgwCredentials): Gat
   const country = defaultCountryOf(def.defaultCountry, FIELD_LABELS.defaultCountry);
   if (country) options.defaultCountry = country;
   return options;
+}
+
+/**
+ * The proxy URL the client gets: the dialog's URL (a user name in it is fine, a password is refused: flows.json
+ * is not the place for it) with the password from the credentials ("Proxy password") put in, in memory only.
+ */
+export function proxyUrlOf(
+  def: Pick<SmsgwConfigDef, 'proxyUrl'>,
+  creds: Pick<SmsgwCredentials, 'proxyPassword'>,
+): string | undefined {
+  const text = blank(def.proxyUrl);
+  if (!text) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new GatewayError('CONFIG', `"${FIELD_LABELS.proxyUrl}" is not a URL`);
+  }
+  if (url.password) {
+    throw new GatewayError(
+      'CONFIG',
+      `"${FIELD_LABELS.proxyUrl}" must not hold a password: put it in "${FIELD_LABELS.proxyPassword}" (gateway configuration, Connection tab), which is kept with the credentials`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new GatewayError('CONFIG', `"${FIELD_LABELS.proxyUrl}" must start with http:// or https://`);
+  }
+  if (!creds.proxyPassword) return text;
+  url.password = creds.proxyPassword;
+  return url.href;
 }
 
 /** Segments per SMS type checked before sending (blank = the default, 0 = no check). */

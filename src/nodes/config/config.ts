@@ -17,6 +17,7 @@ export function attachConfig(
   node: Node,
   configId: string | undefined,
 ): SmsgwConfigNode | undefined {
+  nameUnnamed(RED, node);
   const config = configId ? (RED.nodes.getNode(configId) as SmsgwConfigNode | null) : null;
   if (!config || typeof config.getClient !== 'function') {
     node.status({ fill: 'red', shape: 'ring', text: sharedKey('status.missing') });
@@ -31,7 +32,26 @@ export function attachConfig(
   return config;
 }
 
-export function requireConfig(config: SmsgwConfigNode | undefined): SmsgwConfigNode {
+/**
+ * The config node of a node's message, or a CONFIG error before anything is sent: none selected, or (unless
+ * `account` is false: the any-operation node sending no credentials) no user or password in it.
+ */
+export function requireConfig(config: SmsgwConfigNode | undefined, account = true): SmsgwConfigNode {
   if (!config) throw new GatewayError('CONFIG', 'no gateway configuration selected');
+  if (account && config.accountError) throw config.accountError;
   return config;
+}
+
+const MODULE = '@smsgw/node-red-sms-gateway';
+
+/**
+ * A node without a name goes by its type's label, as the editor draws it ("HLR results"): Node-RED names a node
+ * in the log and the debug sidebar by its name, else by its id (`node: f764d6af353c3fde`). The label also
+ * stands in `source.name` of Catch and Status messages.
+ */
+export function nameUnnamed(RED: NodeAPI, node: Node): void {
+  if (node.name) return;
+  const key = `${MODULE}/${node.type}:${node.type}.label.${node.type === 'smsgw-call' ? 'palette' : 'default'}`;
+  const label = RED._(key);
+  if (typeof label === 'string' && label !== '' && label !== key) node.name = label;
 }

@@ -92,6 +92,7 @@ export class ReliabilityHost {
   private authFailed: string | undefined;
   private kept = 0;
   private readonly listeners = new Map<Node, () => void>();
+  private readonly recoveredListeners = new Set<() => void>();
   private readonly restoredListeners = new Map<string, RestoredListener>();
   private readonly unclaimed = new Map<string, Array<{ outcome: RestoredOutcome; until: number }>>();
   private unclaimedTimer: NodeJS.Timeout | undefined;
@@ -210,8 +211,20 @@ export class ReliabilityHost {
   }
 
   /**
+   * A node that does not compose its status from the config's state (a poller) learns here that a call of any
+   * node succeeded after an AUTH failure: its red "auth failed" is stale. Returns the unsubscribe function.
+   */
+  onAuthRecovered(listener: () => void): () => void {
+    this.recoveredListeners.add(listener);
+    return () => {
+      this.recoveredListeners.delete(listener);
+    };
+  }
+
+  /**
    * How a call of any node went: an AUTH failure turns every node of the config red ("auth failed") until
-   * a call succeeds (`undefined`); other errors leave the state as it is.
+   * a call of any of them succeeds (`undefined`), which clears it on all of them; other errors leave the state
+   * as it is.
    */
   report(err?: unknown): void {
     let next = this.authFailed;
@@ -223,6 +236,14 @@ export class ReliabilityHost {
       // Nodes that do not compose their status from the config's state (pollers) get the red ring directly.
       const text = this.RED._(sharedKey('status.authFailed'), { status: next });
       for (const user of this.users()) if (!this.listeners.has(user)) user.status(failed(text));
+    } else {
+      for (const l of [...this.recoveredListeners]) {
+        try {
+          l();
+        } catch {
+          // one node's status must not keep the others red
+        }
+      }
     }
     this.notify(true);
   }

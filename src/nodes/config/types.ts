@@ -1,5 +1,6 @@
 import type { Node, NodeDef, NodeMessage } from 'node-red';
 import type { GatewayClient } from '../../client';
+import type { GatewayError } from '../../errors';
 import type { CoordinationHost } from './coordination-host';
 import type { ReliabilityHost } from './reliability-host';
 
@@ -10,6 +11,8 @@ export type TransportKind = 'soap11' | 'soap12' | 'get' | 'post';
 export interface SmsgwCredentials {
   user?: string;
   password?: string;
+  /** Password of the HTTP proxy (its user name is in the Proxy URL, which holds no password). */
+  proxyPassword?: string;
   /** Password of the Redis server used to coordinate instances. */
   redisPassword?: string;
 }
@@ -62,6 +65,10 @@ export interface SmsgwConfigDef extends NodeDef {
 
 export interface SmsgwConfigNode extends Node<SmsgwCredentials> {
   readonly service: ServiceKind;
+  /** CONFIG "gateway '<name>' has no user/password" when the credentials lack either; else undefined. */
+  readonly accountError: GatewayError | undefined;
+  /** Where the deployed configuration sends requests: Test connection uses its credentials only there. */
+  readonly destination: Destination;
   /** The one client shared by every node using this config (built on first use). */
   getClient(): GatewayClient;
   register(user: Node): void;
@@ -70,6 +77,17 @@ export interface SmsgwConfigNode extends Node<SmsgwCredentials> {
   readonly reliability?: ReliabilityHost;
   /** Set only when "Coordinate instances through Redis" is on. */
   readonly coordination?: CoordinationHost;
+}
+
+/**
+ * What decides where a config node's requests go and who can read them on the way: the base URL, the proxy and
+ * the TLS checks (blank fields as undefined, TLS verification on unless turned off).
+ */
+export interface Destination {
+  baseUrl: string | undefined;
+  proxyUrl: string | undefined;
+  tlsRejectUnauthorized: boolean;
+  tlsCa: string | undefined;
 }
 
 /** A typedInput value as stored in a node's defaults: the value text and its type (msg, str, env, ...). */

@@ -1,4 +1,4 @@
-import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
+import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
 import { configOf } from '../config/config';
 import { NodeGatewayError, statusTextOf, toGatewayError } from '../common/errors';
 import { Poller } from './poller';
@@ -181,18 +181,20 @@ export function setupPolling<S extends object>(
     await store.save(state as Persisted<S>);
     host?.report(undefined);
     const time = new Date().toLocaleTimeString();
-    node.status(
+    lastOwnStatus =
       result.messages.length > 0
         ? {
             fill: 'green',
             shape: 'dot',
             text: RED._(sharedKey('status.received'), { count: result.messages.length, time }),
           }
-        : idle(RED._(sharedKey('status.nothing'), { time })),
-    );
+        : idle(RED._(sharedKey('status.nothing'), { time }));
+    node.status(lastOwnStatus);
   };
 
   let lastError: unknown;
+  /** What the node showed last for its own polls, but not an AUTH failure (stale once the account works). */
+  let lastOwnStatus: NodeStatus = {};
   const config = configOf(node);
   const host = config?.reliability;
   // With "Coordinate instances through Redis" only the lease holder polls, on state kept in Redis.
@@ -227,12 +229,22 @@ export function setupPolling<S extends object>(
       host?.report(e);
       const retry = Math.round(retryInMs / 1000);
       if (onInputMode) {
-        node.status(failed(statusTextOf(e)));
+        const status = failed(statusTextOf(e));
+        if (e.code !== 'AUTH') lastOwnStatus = status;
+        node.status(status);
         return;
       }
       node.status(failed(RED._(sharedKey('status.retry'), { text: statusTextOf(e), s: retry })));
       node.warn(RED._(sharedKey('errors.poll'), { message: e.message, failures, s: retry }));
     },
+  });
+
+  // Another node's call succeeded after an AUTH failure (the account works again): this poller's red status
+  // (its own AUTH failure, or the config's "auth failed") is stale. An interval poller polls at once (out of
+  // its back-off) and shows what it finds; a poller on input shows its last status from before.
+  const offRecovered = host?.onAuthRecovered(() => {
+    if (onInputMode) node.status(lastOwnStatus);
+    else poller.now();
   });
 
   if (onInputMode) {
@@ -253,6 +265,7 @@ export function setupPolling<S extends object>(
   }
 
   node.on('close', (_removed: boolean, done: () => void) => {
+    offRecovered?.();
     void poller
       .stop()
       .then(() => coordinated?.close())
