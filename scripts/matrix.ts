@@ -143,7 +143,12 @@ async function main(): Promise<void> {
     // the browser test where Node-RED's editor differs most (5.x redesigned it); 4.1 runs it in test:e2e
     if (cell.editor) {
       results.push(
-        await mocha('editor in Chromium', process.execPath, e2e('test/e2e/editor.e2e.ts'), e2eEnv),
+        await mocha(
+          'editor in Chromium',
+          process.execPath,
+          [...e2e('test/e2e/editor.e2e.ts'), 'test/e2e/account.e2e.ts'],
+          e2eEnv,
+        ),
       );
     }
     for (const r of results) log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name}: ${r.summary} (${r.seconds}s)`);
