@@ -19,8 +19,8 @@ export const SECRET_MASK = '********';
 /** A text and, for each of its UTF-16 units, the range [from, to) of the original text it was decoded from. */
 interface Level {
   text: string;
-  from: number[];
-  to: number[];
+  from: Int32Array;
+  to: Int32Array;
 }
 
 const REFERENCE_RE = /&(?:#[xX]([0-9A-Fa-f]{1,8})|#([0-9]{1,10})|(amp|lt|gt|quot|apos));/y;
@@ -41,22 +41,38 @@ function sequenceLength(lead: number): number {
 
 /**
  * One level of decoding of `src`: character references, the five XML entities, %XX escapes (a run of them read
- * as UTF-8 where it is valid, byte by byte as Latin-1 where not) and, with `plus`, `+` as a space.
+ * as UTF-8 where it is valid, byte by byte as Latin-1 where not) and, with `plus`, `+` as a space. A decoded
+ * text is never longer than its source, so the maps fit arrays of the source's length.
  */
 function decodeLevel(src: Level, plus: boolean): Level {
   const s = src.text;
-  let text = '';
-  const from: number[] = [];
-  const to: number[] = [];
+  const parts: string[] = [];
+  const from = new Int32Array(s.length);
+  const to = new Int32Array(s.length);
+  let n = 0;
   const put = (chars: string, a: number, b: number): void => {
-    text += chars;
-    for (let k = 0; k < chars.length; k++) {
-      from.push(src.from[a]!);
-      to.push(src.to[b - 1]!);
+    parts.push(chars);
+    for (let k = 0; k < chars.length; k++, n++) {
+      from[n] = src.from[a]!;
+      to[n] = src.to[b - 1]!;
     }
   };
+  const special = plus ? /[&%+]/g : /[&%]/g;
   let i = 0;
   while (i < s.length) {
+    special.lastIndex = i;
+    const hit = special.exec(s);
+    const j = hit ? hit.index : s.length;
+    if (j > i) {
+      // a plain run: copied whole, each character mapped to itself
+      parts.push(s.slice(i, j));
+      for (let k = i; k < j; k++, n++) {
+        from[n] = src.from[k]!;
+        to[n] = src.to[k]!;
+      }
+      i = j;
+      if (!hit) break;
+    }
     const c = s[i]!;
     if (c === '&') {
       REFERENCE_RE.lastIndex = i;
@@ -78,27 +94,27 @@ function decodeLevel(src: Level, plus: boolean): Level {
     } else if (c === '%' && isHexPair(s, i)) {
       // A run of escapes: the bytes of one or more characters.
       const bytes: number[] = [];
-      let j = i;
-      while (j < s.length && s[j] === '%' && isHexPair(s, j)) {
-        bytes.push(parseInt(s.slice(j + 1, j + 3), 16));
-        j += 3;
+      let j2 = i;
+      while (j2 < s.length && s[j2] === '%' && isHexPair(s, j2)) {
+        bytes.push(parseInt(s.slice(j2 + 1, j2 + 3), 16));
+        j2 += 3;
       }
       let b = 0;
       while (b < bytes.length) {
-        const n = sequenceLength(bytes[b]!);
+        const len0 = sequenceLength(bytes[b]!);
         let chars: string | undefined;
-        if (n > 0 && b + n <= bytes.length) {
+        if (len0 > 1 && b + len0 <= bytes.length) {
           try {
-            chars = utf8.decode(Uint8Array.from(bytes.slice(b, b + n)));
+            chars = utf8.decode(Uint8Array.from(bytes.slice(b, b + len0)));
           } catch {
             chars = undefined;
           }
         }
-        const len = chars === undefined ? 1 : n;
+        const len = chars === undefined ? 1 : len0;
         put(chars ?? String.fromCharCode(bytes[b]!), i + b * 3, i + (b + len) * 3);
         b += len;
       }
-      i = j;
+      i = j2;
       continue;
     } else if (c === '+' && plus) {
       put(' ', i, i + 1);
@@ -108,7 +124,7 @@ function decodeLevel(src: Level, plus: boolean): Level {
     put(c, i, i + 1);
     i += 1;
   }
-  return { text, from, to };
+  return { text: parts.join(''), from: from.subarray(0, n), to: to.subarray(0, n) };
 }
 
 const WORD_AT_END = /[\p{L}\p{N}_]$/u;
@@ -130,8 +146,8 @@ function findWhole(level: Level, secret: string, out: Array<[number, number]>): 
 }
 
 const identity = (s: string): Level => {
-  const from = new Array<number>(s.length);
-  const to = new Array<number>(s.length);
+  const from = new Int32Array(s.length);
+  const to = new Int32Array(s.length);
   for (let i = 0; i < s.length; i++) {
     from[i] = i;
     to[i] = i + 1;
@@ -141,41 +157,86 @@ const identity = (s: string): Level => {
 
 const MAY_BE_ENCODED = /[&%+]/;
 const LEVELS = 3;
+/**
+ * A long text (a hostile fault string may be megabytes) is read in pieces of this many characters, each with
+ * enough of its neighbours around it to hold any spelling of a password that starts in it: the maps of the
+ * decoding stay small.
+ */
+const WINDOW = 64 * 1024;
+/** Characters one character of a password may take in the text: `&#x10FFFF;` encoded twice more, say. */
+const MAX_SPELLING = 32;
 
-/** `text` with every whole-value occurrence of the secrets, in any spelling, replaced by the mask. */
-export function maskSecrets(text: string, secrets: readonly string[]): string {
-  const list = secrets.filter((s) => s !== '');
-  if (list.length === 0 || text === '') return text;
-  const ranges: Array<[number, number]> = [];
-  const raw = identity(text);
-  for (const s of list) findWhole(raw, s, ranges);
-  if (MAY_BE_ENCODED.test(text)) {
-    const spaced = list.some((s) => s.includes(' '));
+/** Ranges of `piece` (starting at `offset` of the whole text) holding a secret that starts in [from, to). */
+function collect(
+  piece: string,
+  offset: number,
+  from: number,
+  to: number,
+  secrets: readonly string[],
+  out: Array<[number, number]>,
+): void {
+  const found: Array<[number, number]> = [];
+  const raw = identity(piece);
+  for (const s of secrets) findWhole(raw, s, found);
+  if (MAY_BE_ENCODED.test(piece)) {
+    const spaced = secrets.some((s) => s.includes(' '));
     for (const plus of spaced ? [false, true] : [false]) {
       let level = raw;
       for (let n = 0; n < LEVELS; n++) {
         const next = decodeLevel(level, plus);
         if (next.text === level.text) break;
         level = next;
-        for (const s of list) findWhole(level, s, ranges);
+        for (const s of secrets) findWhole(level, s, found);
         if (!MAY_BE_ENCODED.test(level.text)) break;
       }
     }
   }
-  if (ranges.length === 0) return text;
+  for (const [a, b] of found) if (a + offset >= from && a + offset < to) out.push([a + offset, b + offset]);
+}
+
+/**
+ * Texts are cut after this many characters (marked with …): a message or detail of a hostile gateway may be
+ * megabytes, and masking reads every character of it, in every spelling.
+ */
+export const MAX_CLEAN_CHARS = 64 * 1024;
+
+/**
+ * `text` with every whole-value occurrence of the secrets, in any spelling, replaced by the mask; a text longer
+ * than MAX_CLEAN_CHARS is cut there first (a password across the cut is masked whole).
+ */
+export function maskSecrets(text: string, secrets: readonly string[]): string {
+  const list = secrets.filter((s) => s !== '');
+  const cut = text.length > MAX_CLEAN_CHARS;
+  if (list.length === 0 || text === '') return cut ? `${text.slice(0, MAX_CLEAN_CHARS)}…` : text;
+  const scanned = cut ? MAX_CLEAN_CHARS : text.length;
+  const ranges: Array<[number, number]> = [];
+  if (text.length <= WINDOW) collect(text, 0, 0, text.length, list, ranges);
+  else {
+    const around = MAX_SPELLING * Math.max(...list.map((s) => s.length)) + MAX_SPELLING;
+    for (let start = 0; start < scanned; start += WINDOW) {
+      const from = Math.max(0, start - around);
+      const to = Math.min(start + WINDOW, scanned);
+      collect(text.slice(from, start + WINDOW + around), from, start, to, list, ranges);
+    }
+  }
+  // Where the output ends: the whole text, or the cut (moved past a password that crosses it).
+  let end = scanned;
+  for (const [a, b] of ranges) if (a < end && b > end) end = b;
+  if (ranges.length === 0) return cut ? `${text.slice(0, end)}…` : text;
   ranges.sort((a, b) => a[0] - b[0]);
   let out = '';
   let pos = 0;
-  let [start, end] = ranges[0]!;
+  let [start, stop] = ranges[0]!;
   for (const [a, b] of ranges.slice(1)) {
-    if (a <= end) end = Math.max(end, b);
+    if (a <= stop) stop = Math.max(stop, b);
     else {
       out += text.slice(pos, start) + SECRET_MASK;
-      pos = end;
-      [start, end] = [a, b];
+      pos = stop;
+      [start, stop] = [a, b];
     }
   }
-  return out + text.slice(pos, start) + SECRET_MASK + text.slice(end);
+  out += text.slice(pos, start) + SECRET_MASK + text.slice(stop, Math.max(stop, end));
+  return cut ? `${out}…` : out;
 }
 
 export function makeCleaner(...passwords: string[]): (s: string) => string {
@@ -183,7 +244,7 @@ export function makeCleaner(...passwords: string[]): (s: string) => string {
   const secrets = [...new Set(passwords.filter((p) => typeof p === 'string' && p !== ''))].sort(
     (a, b) => b.length - a.length,
   );
-  return (s) => (secrets.length ? maskSecrets(s, secrets) : s);
+  return (s) => maskSecrets(s, secrets);
 }
 
 /** A foreign error (undici, decoder) as a plain Error whose message and stack carry no secret. */
