@@ -206,6 +206,19 @@ describe('nodes: delivery guarantees (reference, flow control, auth state, valid
       await waitFor(() => warned('hlr') !== undefined && warned('named') !== undefined, 10_000);
       assert.equal(warned('hlr')!.name, 'HLR results');
       assert.equal(warned('named')!.name, 'my HLR');
+      // every node type has the label it would go by, in every language
+      const pkg = JSON.parse(readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as {
+        'node-red': { nodes: Record<string, string> };
+      };
+      for (const type of Object.keys(pkg['node-red'].nodes)) {
+        for (const lang of ['en-US', 'de']) {
+          const cat = JSON.parse(
+            readFileSync(path.join(__dirname, '../../nodes/locales', lang, `${type}.json`), 'utf8'),
+          ) as Record<string, { label: Record<string, unknown> }>;
+          const key = type === 'smsgw-call' ? 'palette' : 'default';
+          assert.equal(typeof cat[type]!.label[key], 'string', `${lang} ${type}.label.${key}`);
+        }
+      }
     } finally {
       env.emu.control.lockAccount('demo', false);
     }
