@@ -11,7 +11,8 @@ export type GatewayErrorCode =
   | 'PARSE' // a body that cannot be decoded (truncated, not XML, wrong shape)
   | 'CONFIG'
   | 'VALIDATION' // bad input, found before anything was sent
-  | 'QUEUE_FULL'; // flow control refused the message at once
+  | 'QUEUE_FULL' // flow control refused the message at once
+  | 'BUDGET'; // the spending guard refused (or held) a send: a limit of the config node is reached
 
 export interface GatewayErrorDetails {
   service?: ServiceName | undefined;
@@ -25,6 +26,8 @@ export interface GatewayErrorDetails {
   ambiguous?: boolean | undefined;
   /** The SOAP fault's `detail` as a plain object (client.invoke() only; secrets masked). */
   detail?: unknown;
+  /** When trying again can succeed (ms since epoch): a spending limit's reset. */
+  retryAt?: number | undefined;
   cause?: unknown;
 }
 
@@ -38,6 +41,8 @@ export class GatewayError extends Error {
   readonly body: string | undefined;
   readonly ambiguous: boolean;
   readonly detail: unknown;
+  /** When trying again can succeed (ms since epoch), where that is known (a spending limit's reset). */
+  readonly retryAt: number | undefined;
 
   constructor(code: GatewayErrorCode, message: string, details: GatewayErrorDetails = {}) {
     const where = details.operation ? `${details.operation}: ` : '';
@@ -51,6 +56,7 @@ export class GatewayError extends Error {
     this.body = details.body;
     this.ambiguous = details.ambiguous ?? false;
     this.detail = details.detail;
+    this.retryAt = details.retryAt;
   }
 
   /** What Node-RED puts on msg.error and what JSON.stringify shows: no cause chain, no request. */
@@ -66,6 +72,7 @@ export class GatewayError extends Error {
       body: this.body,
       ambiguous: this.ambiguous,
       ...(this.detail === undefined ? {} : { detail: this.detail }),
+      ...(this.retryAt === undefined ? {} : { retryAt: new Date(this.retryAt).toISOString() }),
     };
   }
 }

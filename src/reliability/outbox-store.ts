@@ -30,6 +30,8 @@ export interface OutboxEntry {
   lastError?: string | undefined;
   /** Who submitted it (a Node-RED node id): its outcome is handed back there, also after a restart. */
   origin?: string | undefined;
+  /** `critical`: the spending guard lets it use the reserve above its limits (budget.ts). */
+  priority?: 'critical' | undefined;
 }
 
 /**
@@ -136,5 +138,6 @@ export function readEntry(v: unknown): OutboxEntry | undefined {
     inFlight: e.inFlight === true,
     lastError: typeof e.lastError === 'string' ? e.lastError : undefined,
     origin: typeof e.origin === 'string' ? e.origin : undefined,
+    ...(e.priority === 'critical' ? { priority: 'critical' as const } : {}),
   };
 }

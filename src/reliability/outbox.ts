@@ -76,6 +76,10 @@ export interface SubmitOptions {
   onKept?: ((why: string) => void) | undefined;
   /** Stops waiting for the outcome once accepted (the entry stays and is sent; its outcome becomes an event). */
   signal?: AbortSignal | undefined;
+  /** The entry's id (default: a new UUID): a caller that counted the message under it (the spending guard). */
+  id?: string | undefined;
+  /** Stored with the entry: a critical message may use the spending guard's reserve, also after a restart. */
+  priority?: 'critical' | undefined;
 }
 
 /** A message settled by the gateway's answer or a lookup of its reference. */
@@ -313,7 +317,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       });
     }
     const entry: OutboxEntry = {
-      id: randomUUID(),
+      id: options.id ?? randomUUID(),
       reference: createReference(),
       service: op.service,
       operation: op.name,
@@ -324,6 +328,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       // Not paused: it may be attempted without another record, so a crash from here on means "look it up".
       inFlight: !this.paused,
       origin: options.origin,
+      ...(options.priority === 'critical' ? { priority: 'critical' as const } : {}),
     };
     const live = this.live(entry);
     this.entries.set(entry.id, live);
@@ -551,10 +556,12 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       this.warnings.push(`outbox: ${why}`);
     }
     if (this.entries.get(e.id) !== live) return this.checkIdle();
-    // Its own backoff; an unreachable gateway also pauses everything (the first success ends both).
-    live.fails++;
+    // Its own backoff; an unreachable gateway also pauses everything (the first success ends both). A failure
+    // that knows when a try can succeed (a spending limit's reset) waits until then instead.
+    const until = err instanceof GatewayError && attempted ? err.retryAt : undefined;
+    if (until === undefined) live.fails++;
     live.unreachable = unreachable(err) || !attempted;
-    live.retryAt = Date.now() + Math.min(this.maxRetryMs, this.retryMs * 2 ** (live.fails - 1));
+    live.retryAt = until ?? Date.now() + Math.min(this.maxRetryMs, this.retryMs * 2 ** (live.fails - 1));
     this.waiting.push(live);
     if (live.unreachable) this.waitingForGateway = true;
     this.markKept(live, why);

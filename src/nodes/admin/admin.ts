@@ -99,6 +99,23 @@ export function registerAdminRoutes(RED: NodeAPI): void {
     },
   );
 
+  // The spending guard's counts of a deployed config node (no credentials, no message content).
+  app.get(
+    '/smsgw-config/:id/budget',
+    RED.auth.needsPermission('smsgw-config.read'),
+    (req: Request, res: Response) => {
+      const budget = hostOf(String(req.params.id))?.budget;
+      if (!budget) {
+        res.json({ enabled: false, windows: [] });
+        return;
+      }
+      void budget.snapshot().then(
+        (r) => res.json(r),
+        (e: unknown) => res.status(500).json({ message: e instanceof Error ? e.message : String(e) }),
+      );
+    },
+  );
+
   // Test connection sends a request with the dialog's values to any address: the right to deploy flows
   // (which can do as much) is needed besides the config node's own.
   app.post(

@@ -4,6 +4,7 @@ import { configOf } from '../config/config';
 import { NodeGatewayError, statusTextOf, toGatewayError } from './errors';
 import type { NodeOutput } from './output';
 import { cachedText, failed, inFlight, sharedKey, warn } from './status';
+import { priorityOf } from '../send/send-path';
 
 /** Spare controllers kept per node: as many as messages are usually in flight. */
 const SPARE_MAX = 64;
@@ -27,6 +28,8 @@ export interface InputContext {
   accepted(): void;
   /** The message waits in the durable outbox for the gateway: the node shows it as kept until it is sent. */
   kept(): void;
+  /** msg.priority = "critical": the spending guard lets it use its reserve (send/send-path.ts). */
+  readonly priority: 'critical' | undefined;
 }
 
 export type InputHandler = (
@@ -79,7 +82,8 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
         : inFlight(RED, active);
     }
     if (kept.size > 0) return warn(RED._(sharedKey('status.kept'), { count: kept.size }));
-    return lastStatus;
+    // A spending limit near or reached says more than the last message's result.
+    return health?.budget ?? lastStatus;
   };
   const show = (): void => {
     const status = compose();
@@ -110,6 +114,7 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
     show();
     const ctx: InputContext = {
       origin: node.id,
+      priority: priorityOf((msg as { priority?: unknown }).priority),
       accepted: () => {
         if (accepted.has(controller)) return;
         accepted.add(controller);

@@ -6,12 +6,14 @@
  */
 import { access, rename, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Node, NodeAPI } from 'node-red';
+import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import type { GatewayClient } from '../../client';
 import { GatewayError, isGatewayError } from '../../errors';
 import { clientSender } from '../../reliability/client-sender';
 import { FlowControl } from '../../reliability/flow-control';
-import { Outbox, type OutboxEntry, type OutboxSender } from '../../reliability/outbox';
+import { keepByDefault, Outbox, type OutboxEntry, type OutboxSender } from '../../reliability/outbox';
+import { isBudgetHold } from '../../reliability/budget';
+import { BudgetHost, budgetOf } from './budget-host';
 import { JournalStore } from '../../reliability/outbox-journal';
 import { privateDir } from '../../reliability/atomic-file';
 import { resolveReferenceOptions, type ResolvedReferenceOptions } from '../../reliability/reference';
@@ -34,6 +36,8 @@ export interface ConfigHealth {
   redisDown: string | undefined;
   /** The outbox is on but cannot store messages (why, short): sends are refused until it can. */
   outboxDown: string | undefined;
+  /** A spending limit is near (yellow) or reached (red): what the nodes show when idle. */
+  budget?: NodeStatus | undefined;
 }
 
 /** Why sends cannot go out now (coordination on, Redis away), and a promise of the first connection attempt. */
@@ -89,6 +93,8 @@ export class ReliabilityHost {
   private reopening: Promise<Outbox | undefined> | undefined;
   /** Why the outbox cannot store messages now (it could not be opened, or its last write failed). */
   private outboxProblem: string | undefined;
+  /** The spending guard (Budget tab); undefined while no limit is set. */
+  readonly budget: BudgetHost | undefined;
   private authFailed: string | undefined;
   private kept = 0;
   private readonly listeners = new Map<Node, () => void>();
@@ -115,10 +121,12 @@ export class ReliabilityHost {
     let flow: FlowControl;
     let error: GatewayError | undefined;
     let reference: ResolvedReferenceOptions | undefined;
+    let budget;
     try {
       flow = new FlowControl(flowOptions(def));
       const r = referenceOf(def);
       reference = r ? resolveReferenceOptions(r) : undefined;
+      budget = budgetOf(def);
     } catch (e) {
       error = isGatewayError(e) ? e : new GatewayError('CONFIG', String(e));
       flow = new FlowControl({});
@@ -139,6 +147,9 @@ export class ReliabilityHost {
         : undefined;
     if (def.outbox === true && !this.outboxFile) node.warn(RED._(sharedKey('warn.noUserDir')));
     this.getClient = getClient;
+    this.budget = budget
+      ? new BudgetHost(RED, node, def, budget, coordination, () => this.notify(true), !!this.outboxFile)
+      : undefined;
     this.outboxReady = this.outboxFile
       ? this.openOutbox(this.outboxFile, getClient)
       : Promise.resolve(undefined);
@@ -177,6 +188,7 @@ export class ReliabilityHost {
       kept: this.kept,
       redisDown: this.gate?.problem(),
       outboxDown: this.outboxProblem === undefined ? undefined : shortWhy(this.outboxProblem),
+      budget: this.budget?.nodeStatus(),
     };
   }
 
@@ -296,7 +308,13 @@ export class ReliabilityHost {
   /** Removes every entry not under way (they will not be sent); their waiting messages fail (REJECTED). */
   async clear(): Promise<number> {
     const box = await this.outboxReady;
-    return box ? box.clear() : 0;
+    if (!box) return 0;
+    const before = box.list().map((e) => e.id);
+    const cleared = await box.clear();
+    // What will not be sent does not count against the budget.
+    const left = new Set(box.list().map((e) => e.id));
+    this.budget?.released(before.filter((id) => !left.has(id)));
+    return cleared;
   }
 
   async close(removed: boolean): Promise<void> {
@@ -310,7 +328,12 @@ export class ReliabilityHost {
     // A send may be opening the outbox again: it closes what it opened once it sees the host closed.
     await this.reopening;
     const box = await this.outboxReady;
-    if (!box) return this.alive?.stop();
+    // The counts are written last (an attempt under way settles its reservation as the outbox closes).
+    const budget = (): Promise<void> => this.budget?.close(removed) ?? Promise.resolve();
+    if (!box) {
+      await this.alive?.stop();
+      return budget();
+    }
     if (this.claimTimer) clearTimeout(this.claimTimer);
     this.claimTimer = undefined;
     // Attempts under way are aborted and stay in the journal (looked up first when the flow starts again).
@@ -323,6 +346,7 @@ export class ReliabilityHost {
     if (removed && box.size === 0) await unlink(box.location).catch(() => undefined);
     else if (removed)
       this.node.warn(this.RED._(sharedKey('warn.outboxLeft'), { count: box.size, file: box.location }));
+    await budget();
   }
 
   private async openOutbox(file: string, getClient: () => GatewayClient): Promise<Outbox | undefined> {
@@ -342,7 +366,9 @@ export class ReliabilityHost {
       }
       const box = await Outbox.open({
         store: shared?.store ?? new JournalStore({ file }),
-        send: this.gatedSender(clientSender(getClient()), shared?.store),
+        send: this.gatedSender(this.guarded(clientSender(getClient())), shared?.store),
+        // A send held by the spending guard waits in the outbox until its window has room (its retryAt).
+        keep: (err: unknown) => keepByDefault(err) || isBudgetHold(err),
         // As many attempts at once as the flow control lets run: the rest wait in the outbox, on disk.
         maxActive: Number.isFinite(this.flow.maxConcurrent) ? this.flow.maxConcurrent : 8,
         ...(retry ? { retryIntervalMs: retry, maxRetryIntervalMs: Math.max(retry, 60_000) } : {}),
@@ -416,6 +442,11 @@ export class ReliabilityHost {
       if (why === undefined) return owned(entry, options);
       return Promise.reject(redisDownError(why));
     };
+  }
+
+  /** The sender behind the spending guard, when one is set. */
+  private guarded(send: OutboxSender): OutboxSender {
+    return this.budget ? this.budget.guardedSender(send) : send;
   }
 
   /** Takes over the entries of instances whose lease lapsed, every third of the lease time. */

@@ -61,6 +61,16 @@ export interface SmsgwConfigDef extends NodeDef {
   redisPrefix?: string;
   /** Lease time in seconds (default 15). */
   redisLease?: number | string;
+  /** Spending guard (Budget tab): units (segments x recipients) per rolling hour, day, month; blank = no limit. */
+  budgetHour?: number | string;
+  budgetDay?: number | string;
+  budgetMonth?: number | string;
+  /** Share of a limit (percent) at which its warning fires (default 80, 0 = none). */
+  budgetWarn?: number | string;
+  /** Units critical sends may use above each limit (default 0). */
+  budgetReserve?: number | string;
+  /** Over a limit: refuse with BUDGET (default) or hold in the outbox until the window has room. */
+  budgetOver?: 'refuse' | 'hold';
 }
 
 export interface SmsgwConfigNode extends Node<SmsgwCredentials> {

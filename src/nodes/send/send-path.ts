@@ -4,8 +4,12 @@
  * config has it on. Resolves with what the node outputs: the result, the caption as sent, and whether the job
  * was found by its reference (`recovered`) or sent later from the outbox.
  */
+import { randomUUID } from 'node:crypto';
 import type { OperationDef } from '../../catalogue';
 import { GatewayError } from '../../errors';
+import type { Budget } from '../../reliability/budget';
+import { sendCost } from '../../reliability/budget-cost';
+import { outcomeOf } from '../config/budget-host';
 import { captionParamOf } from '../../reliability/job-lookup';
 import {
   captionWithReference,
@@ -50,6 +54,16 @@ export interface SendContext {
   accepted?(): void;
   /** The message waits in the outbox for the gateway. */
   kept?(): void;
+  /**
+   * `critical`: the spending guard lets the message use its reserve above the limits (msg.priority, or a node
+   * that sends on its own, such as the escalation steps of an ask). Anything else is a normal message.
+   */
+  priority?: 'critical' | undefined;
+}
+
+/** msg.priority as the send path takes it: "critical" (any case, trimmed) or normal. */
+export function priorityOf(value: unknown): 'critical' | undefined {
+  return typeof value === 'string' && value.trim().toLowerCase() === 'critical' ? 'critical' : undefined;
 }
 
 /** The fields of a send's outcome that depend on how it went, from a settled outbox entry or a direct send. */
@@ -91,25 +105,70 @@ export async function sendMessage(
   // Coordinated instances share one rate limit: while Redis is away a send waits in the outbox, or is refused.
   const blocked = box ? undefined : await host?.sendBlocked();
   if (blocked !== undefined) throw redisDownRefusal(blocked);
+  // The spending guard: segments x recipients, refused (BUDGET) before anything is stored or sent.
+  const budget = host?.budget ? await host.budget.budget() : undefined;
+  const guard = budget ? budgetGuard(budget, op, params, ctx.priority) : undefined;
   if (box && host) {
-    const r = await box.submit(op.service, op.name, params, {
-      origin: ctx.origin,
-      signal,
-      onAccepted: ctx.accepted,
-      onKept: ctx.kept,
-    });
-    return sendDone(r.result, caption, r.reference, host.referenceOptions, r.kept);
+    // Refusing: counted now, before the outbox accepts it (the attempts find the count under the entry's id).
+    // Holding: counted when it goes out; until its window has room it waits in the outbox.
+    const id = guard && !budget?.hold ? await guard.reserve(randomUUID()) : undefined;
+    let accepted = false;
+    try {
+      const r = await box.submit(op.service, op.name, params, {
+        origin: ctx.origin,
+        signal,
+        onAccepted: () => {
+          accepted = true;
+          ctx.accepted?.();
+        },
+        onKept: ctx.kept,
+        id,
+        priority: ctx.priority,
+      });
+      return sendDone(r.result, caption, r.reference, host.referenceOptions, r.kept);
+    } catch (e) {
+      if (id !== undefined && !accepted) budget?.settle(id, 'notSent');
+      throw e;
+    }
   }
   // Chosen here (not inside the client) so the node knows the caption as sent.
   const options = host?.referenceOptions;
   const reference = captionParam && options ? createReference(options.length) : undefined;
-  const value = await callOperation(client, op, params, signal, reference);
+  const key = guard ? await guard.reserve(randomUUID()) : undefined;
+  let value: unknown;
+  try {
+    value = await callOperation(client, op, params, signal, reference);
+  } catch (e) {
+    // Surely not sent: the count goes back; unknown (a lost answer): it stays counted.
+    if (key !== undefined) budget?.settle(key, outcomeOf(e));
+    throw e;
+  }
+  if (key !== undefined) budget?.settle(key, 'sent');
   return {
     value,
     caption: captionParam ? asSent(caption, reference, options) : undefined,
     reference,
     recovered: isRecovered(value),
     outbox: false,
+  };
+}
+
+/** Reserves a send's cost under a key (resolving with the key), or refuses it with BUDGET. */
+function budgetGuard(
+  budget: Budget,
+  op: OperationDef,
+  params: Record<string, unknown>,
+  priority: 'critical' | undefined,
+): { reserve(key: string): Promise<string> } {
+  const cost = sendCost(op, params);
+  const options = { critical: priority === 'critical', service: op.service, operation: op.name };
+  // A message that can never fit is refused now, also when the guard holds the others.
+  budget.check(cost, options);
+  return {
+    reserve: async (key) => {
+      await budget.reserve(key, cost, options);
+      return key;
+    },
   };
 }
 

@@ -1,0 +1,250 @@
+/**
+ * The spending guard's counts shared by every instance of a config node, in Redis (docs/scaling.md): one count
+ * across the instances. A reservation is one Lua script (checks every window and counts, atomically), the same
+ * rule as the file ledger's BudgetBook (reliability/budget-ledger.ts): 32 instances reserving at once near a
+ * limit cannot pass it. The day and month are the calling instance's local dates (the instances share a time
+ * zone), the hour is counted per second of the caller's clock (the instances' clocks agree, NTP).
+ *
+ *   <base>:hours          ZSET   second → second (the seconds of the rolling hour that hold a count)
+ *   <base>:hour           HASH   second → units
+ *   <base>:state          HASH   hourTotal, hourWarnedAt, hourLimitedAt (ms)
+ *   <base>:day:<date>     HASH   count, warned, limited      expires 2 days after the day
+ *   <base>:month:<month>  HASH   count, warned, limited      expires 62 days after the month
+ *   <base>:pending:<key>  STRING cost|second|date|month      a reservation not settled yet (expires in 40 days)
+ *
+ * <base> is `<prefix><config id>:budget`.
+ */
+import {
+  PENDING_KEEP_MS,
+  type BudgetLedger,
+  type ReserveAnswer,
+  type ReserveRequest,
+  type WindowCounts,
+} from '../reliability/budget-ledger';
+import { HOUR_MS, type BudgetWindow } from '../reliability/budget-windows';
+import { Script, type RedisLink } from './redis-link';
+
+/** Drops the seconds that have left the rolling hour; leaves the hour's total in `total`. KEYS 1-3, `now`, `HOUR`. */
+const EXPIRE_HOUR = `
+local cutoff = math.floor((now - HOUR) / 1000) - 1
+local total = tonumber(redis.call('HGET', KEYS[3], 'hourTotal') or '0')
+local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', cutoff)
+if #old > 0 then
+  local counts = redis.call('HMGET', KEYS[2], unpack(old))
+  for i = 1, #old do total = total - (tonumber(counts[i]) or 0) end
+  redis.call('HDEL', KEYS[2], unpack(old))
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', cutoff)
+end
+if total < 0 or redis.call('ZCARD', KEYS[1]) == 0 then total = 0 end
+`;
+
+/**
+ * KEYS: hours, hour, state, day, month, pending. ARGV: cost, now, day, month, limit hour/day/month (-1 = none),
+ * warn at hour/day/month (-1 = none), day ttl, month ttl, pending ttl, hour (ms).
+ * Returns {result (0 refused, 1 reserved, 2 pending), hour, day, month, over, warned, limited, hourFreeAt (-1)};
+ * windows as letters h, d, m.
+ */
+export const RESERVE = new Script(`
+local cost = tonumber(ARGV[1])
+local now = tonumber(ARGV[2])
+local HOUR = tonumber(ARGV[14])
+${EXPIRE_HOUR}
+local names = {'h', 'd', 'm'}
+local limits = {tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])}
+local warnAt = {tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])}
+local ttl = {0, tonumber(ARGV[11]), tonumber(ARGV[12])}
+local counts = {total, tonumber(redis.call('HGET', KEYS[4], 'count') or '0'), tonumber(redis.call('HGET', KEYS[5], 'count') or '0')}
+local function touch()
+  redis.call('HSET', KEYS[3], 'hourTotal', counts[1])
+  for _, k in ipairs({KEYS[1], KEYS[2], KEYS[3]}) do redis.call('PEXPIRE', k, HOUR * 2) end
+end
+local function first(i, flag)
+  if i == 1 then
+    local field = flag == 'warned' and 'hourWarnedAt' or 'hourLimitedAt'
+    local last = tonumber(redis.call('HGET', KEYS[3], field) or '-1')
+    if last >= 0 and now - last < HOUR then return false end
+    redis.call('HSET', KEYS[3], field, ARGV[2])
+    return true
+  end
+  local key = KEYS[3 + i]
+  if redis.call('HGET', key, flag) == '1' then return false end
+  redis.call('HSET', key, flag, '1')
+  redis.call('PEXPIRE', key, ttl[i])
+  return true
+end
+if redis.call('EXISTS', KEYS[6]) == 1 then
+  touch()
+  return {2, counts[1], counts[2], counts[3], '', '', '', -1}
+end
+local over = ''
+for i = 1, 3 do
+  if limits[i] >= 0 and counts[i] + cost > limits[i] then over = over .. names[i] end
+end
+if over ~= '' then
+  local limited = ''
+  for i = 1, 3 do
+    if string.find(over, names[i], 1, true) and first(i, 'limited') then limited = limited .. names[i] end
+  end
+  local free = -1
+  if string.find(over, 'h', 1, true) then
+    local secs = redis.call('ZRANGE', KEYS[1], 0, -1)
+    if #secs > 0 then
+      local units = redis.call('HMGET', KEYS[2], unpack(secs))
+      local left = counts[1]
+      for i = 1, #secs do
+        left = left - (tonumber(units[i]) or 0)
+        if left + cost <= limits[1] then
+          free = (tonumber(secs[i]) + 1) * 1000 + HOUR
+          break
+        end
+      end
+    end
+  end
+  touch()
+  return {0, counts[1], counts[2], counts[3], over, '', limited, free}
+end
+local sec = math.floor(now / 1000)
+redis.call('HINCRBY', KEYS[2], sec, cost)
+redis.call('ZADD', KEYS[1], sec, sec)
+counts[1] = counts[1] + cost
+counts[2] = redis.call('HINCRBY', KEYS[4], 'count', cost)
+counts[3] = redis.call('HINCRBY', KEYS[5], 'count', cost)
+redis.call('PEXPIRE', KEYS[4], ttl[2])
+redis.call('PEXPIRE', KEYS[5], ttl[3])
+redis.call('SET', KEYS[6], cost .. '|' .. sec .. '|' .. ARGV[3] .. '|' .. ARGV[4], 'PX', ARGV[13])
+touch()
+local warned = ''
+for i = 1, 3 do
+  if warnAt[i] >= 0 and counts[i] >= warnAt[i] and first(i, 'warned') then warned = warned .. names[i] end
+end
+return {1, counts[1], counts[2], counts[3], '', warned, '', -1}`);
+
+/**
+ * KEYS: hours, hour, state, pending. ARGV: now, hour (ms), day key prefix, month key prefix. Takes a pending
+ * reservation's units back (from the second, day and month it was counted in). Returns 1 when it was pending.
+ */
+export const RELEASE = new Script(`
+local now = tonumber(ARGV[1])
+local HOUR = tonumber(ARGV[2])
+local v = redis.call('GET', KEYS[4])
+if not v then return 0 end
+redis.call('DEL', KEYS[4])
+local cost, sec, day, month = string.match(v, '^(%d+)|(%d+)|([^|]*)|([^|]*)$')
+if not cost then return 0 end
+cost = tonumber(cost)
+if now < (tonumber(sec) + 1) * 1000 + HOUR then
+  local c = tonumber(redis.call('HGET', KEYS[2], sec) or '0')
+  local take = math.min(c, cost)
+  if take > 0 then
+    if c == take then
+      redis.call('HDEL', KEYS[2], sec)
+      redis.call('ZREM', KEYS[1], sec)
+    else
+      redis.call('HINCRBY', KEYS[2], sec, -take)
+    end
+    local total = tonumber(redis.call('HGET', KEYS[3], 'hourTotal') or '0') - take
+    if total < 0 then total = 0 end
+    redis.call('HSET', KEYS[3], 'hourTotal', total)
+  end
+end
+for _, key in ipairs({ARGV[3] .. day, ARGV[4] .. month}) do
+  local c = tonumber(redis.call('HGET', key, 'count') or '-1')
+  if c >= 0 then redis.call('HSET', key, 'count', math.max(0, c - cost)) end
+end
+return 1`);
+
+/** KEYS: hours, hour, state, day, month. ARGV: now, hour (ms). Returns {hour, day, month}. */
+export const COUNTS = new Script(`
+local now = tonumber(ARGV[1])
+local HOUR = tonumber(ARGV[2])
+${EXPIRE_HOUR}
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('HSET', KEYS[3], 'hourTotal', total) end
+return {total, tonumber(redis.call('HGET', KEYS[4], 'count') or '0'), tonumber(redis.call('HGET', KEYS[5], 'count') or '0')}`);
+
+const DAY_MS = 24 * HOUR_MS;
+const LETTERS: Record<string, BudgetWindow> = { h: 'hour', d: 'day', m: 'month' };
+const windowsOf = (v: unknown): BudgetWindow[] =>
+  [...String(v ?? '')].map((c) => LETTERS[c]).filter((w): w is BudgetWindow => w !== undefined);
+
+export class SharedBudgetLedger implements BudgetLedger {
+  constructor(
+    private readonly link: RedisLink,
+    /** `<prefix><config id>:budget` */
+    readonly base: string,
+  ) {}
+
+  get location(): string {
+    return `Redis ${this.base}`;
+  }
+
+  private keys(day: string, month: string): string[] {
+    return [
+      `${this.base}:hours`,
+      `${this.base}:hour`,
+      `${this.base}:state`,
+      `${this.base}:day:${day}`,
+      `${this.base}:month:${month}`,
+    ];
+  }
+
+  async reserve(req: ReserveRequest): Promise<ReserveAnswer> {
+    const lim = (w: BudgetWindow): number => req.limits[w] ?? -1;
+    const warn = (w: BudgetWindow): number => req.warnAt[w] ?? -1;
+    // The day's and month's keys outlive them a little (a release of a reservation made before midnight).
+    const dayTtl = 3 * DAY_MS;
+    const monthTtl = 93 * DAY_MS;
+    const r = (await this.link.run(
+      RESERVE,
+      [...this.keys(req.day, req.month), `${this.base}:pending:${req.key}`],
+      [
+        req.cost,
+        req.now,
+        req.day,
+        req.month,
+        lim('hour'),
+        lim('day'),
+        lim('month'),
+        warn('hour'),
+        warn('day'),
+        warn('month'),
+        dayTtl,
+        monthTtl,
+        PENDING_KEEP_MS,
+        HOUR_MS,
+      ],
+    )) as unknown[];
+    const result = Number(r[0]);
+    const free = Number(r[7]);
+    return {
+      result: result === 1 ? 'reserved' : result === 2 ? 'pending' : 'refused',
+      counts: { hour: Number(r[1]) || 0, day: Number(r[2]) || 0, month: Number(r[3]) || 0 },
+      over: windowsOf(r[4]),
+      warned: windowsOf(r[5]),
+      limited: windowsOf(r[6]),
+      hourFreeAt: free >= 0 ? free : undefined,
+    };
+  }
+
+  async confirm(key: string): Promise<void> {
+    await this.link.command(['DEL', `${this.base}:pending:${key}`]);
+  }
+
+  async release(key: string, now: number): Promise<void> {
+    const [hours, hour, state] = this.keys('', '');
+    await this.link.run(
+      RELEASE,
+      [hours!, hour!, state!, `${this.base}:pending:${key}`],
+      [now, HOUR_MS, `${this.base}:day:`, `${this.base}:month:`],
+    );
+  }
+
+  async counts(now: number, day: string, month: string): Promise<WindowCounts> {
+    const r = (await this.link.run(COUNTS, this.keys(day, month), [now, HOUR_MS])) as unknown[];
+    return { hour: Number(r[0]) || 0, day: Number(r[1]) || 0, month: Number(r[2]) || 0 };
+  }
+
+  /** The Redis connection belongs to the config node's coordination (closed there). */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

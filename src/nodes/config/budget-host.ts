@@ -1,0 +1,290 @@
+/**
+ * The spending guard of one config node (tab "Budget"; docs/reliability.md, "Spending guard"): its settings,
+ * where its counts live (a file in the user directory, or Redis when the config coordinates instances), the
+ * status it adds to every node of the config, one log line per warning, and the smsgw-budget nodes that turn its
+ * warnings into messages. Off (nothing built, nothing counted) while no limit is set.
+ */
+import * as path from 'node:path';
+import { unlink } from 'node:fs/promises';
+import type { Node, NodeAPI, NodeStatus } from 'node-red';
+import { GatewayError } from '../../errors';
+import { findOperation } from '../../catalogue';
+import {
+  Budget,
+  type BudgetEvent,
+  type BudgetSettings,
+  type SendOutcomeKind,
+  type WindowState,
+} from '../../reliability/budget';
+import { sendCost } from '../../reliability/budget-cost';
+import { FileLedger } from '../../reliability/budget-file';
+import type { BudgetLedger } from '../../reliability/budget-ledger';
+import type { BudgetWindow } from '../../reliability/budget-windows';
+import { EntryTakenOver, type OutboxSender } from '../../reliability/outbox';
+import { SharedBudgetLedger } from '../../coordination/shared-budget';
+import { failed, sharedKey, warn } from '../common/status';
+import type { CoordinationHost } from './coordination-host';
+import type { SmsgwConfigDef } from './types';
+
+/** The Budget tab's labels (nodes/locales/en-US/smsgw-config.json), so an error names the field a user sees. */
+export const BUDGET_LABELS = {
+  budgetHour: 'Per hour',
+  budgetDay: 'Per day',
+  budgetMonth: 'Per month',
+  budgetWarn: 'Warn at',
+  budgetReserve: 'Reserve',
+} as const;
+
+const STATE_DIR = 'smsgw-state';
+
+function count(v: unknown, label: string, max?: number): number | undefined {
+  if (v === undefined || v === null || String(v).trim() === '') return undefined;
+  const n = Number(String(v).trim());
+  if (!Number.isFinite(n) || n < 0 || (max !== undefined && n > max))
+    throw new GatewayError(
+      'CONFIG',
+      `"${label}" must be a number from 0${max === undefined ? '' : ` to ${max}`} (Budget tab)`,
+    );
+  return n;
+}
+
+/** The Budget tab's settings; undefined when no limit is set (the guard is off). */
+export function budgetOf(def: SmsgwConfigDef): BudgetSettings | undefined {
+  const limits: Partial<Record<BudgetWindow, number>> = {};
+  const hour = count(def.budgetHour, BUDGET_LABELS.budgetHour);
+  const day = count(def.budgetDay, BUDGET_LABELS.budgetDay);
+  const month = count(def.budgetMonth, BUDGET_LABELS.budgetMonth);
+  if (hour !== undefined) limits.hour = Math.floor(hour);
+  if (day !== undefined) limits.day = Math.floor(day);
+  if (month !== undefined) limits.month = Math.floor(month);
+  const warnPercent = count(def.budgetWarn, BUDGET_LABELS.budgetWarn, 100);
+  const reserve = count(def.budgetReserve, BUDGET_LABELS.budgetReserve);
+  if (Object.keys(limits).length === 0) return undefined;
+  return {
+    limits,
+    warnPercent: warnPercent ?? 80,
+    reserve: Math.floor(reserve ?? 0),
+    hold: def.budgetOver === 'hold',
+  };
+}
+
+/** How a send's failure settles its reservation: surely not sent, or unknown (it stays counted). */
+export function outcomeOf(err: unknown): SendOutcomeKind {
+  if (err instanceof EntryTakenOver) return 'unknown';
+  if (err instanceof GatewayError) return err.ambiguous ? 'unknown' : 'notSent';
+  return 'unknown';
+}
+
+/** A window name as the status and the log show it. */
+const WINDOW_KEYS: Record<BudgetWindow, string> = {
+  hour: sharedKey('budget.hour'),
+  day: sharedKey('budget.day'),
+  month: sharedKey('budget.month'),
+};
+const windowKey = (w: BudgetWindow): string => WINDOW_KEYS[w];
+
+/** "23:59" for a reset within a day, else the date. */
+function shortTime(t: number, now: number): string {
+  const d = new Date(t);
+  const two = (n: number): string => String(n).padStart(2, '0');
+  if (t - now < 24 * 3_600_000) return `${two(d.getHours())}:${two(d.getMinutes())}`;
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}`;
+}
+
+export type BudgetListener = (event: BudgetEvent) => void;
+
+export class BudgetHost {
+  readonly settings: BudgetSettings;
+  /** The file of the counts (undefined with Redis, or without a user directory). */
+  readonly file: string | undefined;
+  readonly shared: boolean;
+  private readonly ready: Promise<Budget | undefined>;
+  private readonly listeners = new Set<BudgetListener>();
+  private status: NodeStatus | undefined;
+  private problem: string | undefined;
+  private current: Budget | undefined;
+
+  constructor(
+    private readonly RED: NodeAPI,
+    private readonly node: Node,
+    def: SmsgwConfigDef,
+    settings: BudgetSettings,
+    coordination: CoordinationHost | undefined,
+    /** Called when the status the nodes show may have changed. */
+    private readonly changed: () => void,
+    outbox: boolean,
+  ) {
+    this.settings = settings;
+    const link = coordination?.link;
+    this.shared = link !== undefined;
+    const userDir = (RED.settings as unknown as Record<string, unknown>).userDir;
+    this.file =
+      !link && typeof userDir === 'string' && userDir !== ''
+        ? path.join(userDir, STATE_DIR, `budget.${def.id}.json`)
+        : undefined;
+    if (!link && !this.file) node.warn(RED._(sharedKey('budget.noUserDir')));
+    if (settings.hold && !outbox) node.warn(RED._(sharedKey('budget.holdNeedsOutbox')));
+    const ledger: Promise<BudgetLedger> = link
+      ? Promise.resolve(new SharedBudgetLedger(link, coordination!.key('budget')))
+      : FileLedger.open(this.file).then((l) => {
+          for (const w of l.warnings) {
+            this.problem = w;
+            node.error(RED._(sharedKey('budget.damaged'), { message: w }));
+          }
+          return l;
+        });
+    this.ready = ledger.then(
+      (l) => {
+        const budget = new Budget(settings, l);
+        this.current = budget;
+        budget.on('event', (e) => this.onEvent(e));
+        budget.on('change', () => this.restatus(budget));
+        // The count so far (a restart, another instance), for the status and the editor.
+        void budget.refresh().catch(() => undefined);
+        return budget;
+      },
+      (e: unknown) => {
+        // The counts cannot be kept: sends are refused (CONFIG) rather than sent unguarded.
+        this.problem = e instanceof Error ? e.message : String(e);
+        node.error(RED._(sharedKey('budget.openFailed'), { message: this.problem }));
+        return undefined;
+      },
+    );
+  }
+
+  /** The guard once its counts are open; rejects (CONFIG) when they could not be opened. */
+  async budget(): Promise<Budget> {
+    const b = await this.ready;
+    if (!b)
+      throw new GatewayError(
+        'CONFIG',
+        `not sent: the spending guard cannot keep its counts (${this.problem})`,
+        {
+          ambiguous: false,
+        },
+      );
+    return b;
+  }
+
+  /** What every node of the config shows when a limit is near or reached (undefined: nothing to say). */
+  nodeStatus(): NodeStatus | undefined {
+    return this.status;
+  }
+
+  /** Each limited window as last seen (empty until the counts are open). */
+  windowsNow(): WindowState[] {
+    return this.current?.windowsNow() ?? [];
+  }
+
+  /** The smsgw-budget nodes listen here; returns the unsubscribe function. */
+  subscribe(listener: BudgetListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The windows for the editor and the budget nodes (fresh from the ledger). */
+  async snapshot(): Promise<Record<string, unknown>> {
+    const b = await this.ready;
+    const windows = b ? await b.windows(true) : [];
+    return {
+      enabled: true,
+      shared: this.shared,
+      hold: this.settings.hold === true,
+      reserve: this.settings.reserve ?? 0,
+      warnPercent: this.settings.warnPercent ?? 80,
+      problem: this.problem,
+      windows: windows.map((w) => ({ ...w, resetsAt: new Date(w.resetsAt).toISOString() })),
+    };
+  }
+
+  /**
+   * The outbox's sender with the guard in front: each attempt reserves the entry's cost under the entry's id
+   * (a reservation made when the message was accepted, or by an earlier attempt whose outcome is unknown, is
+   * found again and not counted twice), then confirms it when sent, releases it when surely not sent.
+   */
+  guardedSender(send: OutboxSender): OutboxSender {
+    return async (entry, options) => {
+      const budget = await this.budget();
+      const op = findOperation(entry.service, entry.operation);
+      await budget.reserve(entry.id, op ? sendCost(op, entry.params) : 1, {
+        critical: entry.priority === 'critical',
+        hold: budget.hold,
+        service: entry.service,
+        operation: entry.operation,
+      });
+      let result: unknown;
+      try {
+        result = await send(entry, options);
+      } catch (err) {
+        // Unknown: stays counted and pending, so the next attempt (looked up first) does not count again.
+        budget.settle(entry.id, outcomeOf(err), true);
+        throw err;
+      }
+      budget.settle(entry.id, 'sent');
+      return result;
+    };
+  }
+
+  /** Entries removed from the outbox unsent: their counts go back. */
+  released(ids: readonly string[]): void {
+    void this.ready.then((b) => {
+      for (const id of ids) b?.settle(id, 'notSent');
+    });
+  }
+
+  async close(removed: boolean): Promise<void> {
+    const b = await this.ready;
+    await b?.close();
+    this.listeners.clear();
+    // A deleted config node takes its counts along (with Redis they expire on their own).
+    if (removed && this.file) await unlink(this.file).catch(() => undefined);
+  }
+
+  private onEvent(e: BudgetEvent): void {
+    const text = this.RED._(sharedKey(e.event === 'warning' ? 'budget.warning' : 'budget.limit'), {
+      window: this.RED._(windowKey(e.window)),
+      count: e.count,
+      limit: e.limit,
+      percent: e.percent,
+      resets: new Date(e.resetsAt).toLocaleString(),
+    });
+    this.node.warn(text);
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        // a listener must not break the guard
+      }
+    }
+  }
+
+  private restatus(budget: Budget): void {
+    const now = Date.now();
+    let worst: { level: number; status: NodeStatus } | undefined;
+    for (const w of budget.windowsNow()) {
+      const reached = w.count >= w.limit;
+      const warned = w.warnAt !== undefined && w.count >= w.warnAt;
+      if (!reached && !warned) continue;
+      const level = reached ? 2 : 1;
+      if (worst && worst.level >= level) continue;
+      const params = { window: this.RED._(windowKey(w.window)), count: w.count, limit: w.limit };
+      worst = {
+        level,
+        status: !reached
+          ? warn(this.RED._(sharedKey('budget.statusWarning'), params))
+          : w.window === 'hour'
+            ? failed(this.RED._(sharedKey('budget.statusReachedHour'), params))
+            : failed(
+                this.RED._(sharedKey('budget.statusReached'), {
+                  ...params,
+                  resets: shortTime(w.resetsAt, now),
+                }),
+              ),
+      };
+    }
+    const next = worst?.status;
+    if (next?.text === this.status?.text && next?.fill === this.status?.fill) return;
+    this.status = next;
+    this.changed();
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * smsgw-budget: the spending guard of a gateway configuration (its Budget tab) as messages a flow can act on,
+ * without polling. Out: one msg per warning (a limit reached its warning share: once per window) and per limit
+ * reached (the first send refused or held by it in the window): msg.topic = "budget/warning" or "budget/limit",
+ * msg.payload = { event, window, count, limit, percent, resetsAt, gateway }. In (optional): any msg is sent on
+ * with msg.payload = the counts now ({ enabled, windows: [{ window, count, limit, warnAt, resetsAt }], ... }).
+ * Status: the count of each limited window, yellow at the warning share, red when a limit is reached.
+ * Why a node and not a Status node on the send nodes: a status is text for people (translated, and replaced by
+ * the next send's status), where a flow needs a value that arrives once per window (docs/nodes.md).
+ */
+import type { Node, NodeAPI, NodeDef, NodeStatus } from 'node-red';
+import type { BudgetEvent, WindowState } from '../reliability/budget';
+import { attachConfig } from './config/config';
+import { idle, ok, warn, failed } from './common/status';
+
+interface BudgetNodeDef extends NodeDef {
+  gateway: string;
+}
+
+export default (RED: NodeAPI): void => {
+  function SmsgwBudget(this: Node, def: BudgetNodeDef): void {
+    RED.nodes.createNode(this, def);
+    start(this, def);
+  }
+
+  function start(node: Node, def: BudgetNodeDef): void {
+    const config = attachConfig(RED, node, def.gateway);
+    const host = config?.reliability;
+    const budget = host?.budget;
+    const gateway = config?.name || config?.id;
+    if (config && !budget) node.status(idle(RED._('smsgw-budget.status.off')));
+
+    const windowText = (w: WindowState): string =>
+      RED._('smsgw-budget.status.window', {
+        window: RED._(`smsgw-budget.window.${w.window}`),
+        count: w.count,
+        limit: w.limit,
+      });
+    let shown = '';
+    const show = (windows: WindowState[]): void => {
+      if (windows.length === 0) return;
+      const text = windows.map(windowText).join(' · ');
+      const reached = windows.some((w) => w.count >= w.limit);
+      const warned = windows.some((w) => w.warnAt !== undefined && w.count >= w.warnAt);
+      const status: NodeStatus = reached ? failed(text) : warned ? warn(text) : ok(text);
+      const key = `${status.fill}|${text}`;
+      if (key === shown) return;
+      shown = key;
+      node.status(status);
+    };
+
+    if (budget && host) {
+      const refresh = (): void => {
+        void budget.snapshot().then(
+          (s) =>
+            show(
+              ((s.windows ?? []) as (WindowState & { resetsAt: string })[]).map((w) => ({
+                ...w,
+                resetsAt: Date.parse(w.resetsAt),
+              })),
+            ),
+          () => undefined,
+        );
+      };
+      const offEvents = budget.subscribe((e: BudgetEvent) => {
+        node.send({
+          topic: `budget/${e.event}`,
+          payload: { ...e, resetsAt: new Date(e.resetsAt).toISOString(), gateway },
+        });
+      });
+      // The config's state changes (a count, a reset) reach every node of the config through its listeners.
+      const offStatus = host.subscribe(node, () => show(budget.windowsNow()));
+      refresh();
+      node.on('close', () => {
+        offEvents();
+        offStatus();
+      });
+    }
+
+    node.on('input', (msg, send, done) => {
+      if (!budget) {
+        msg.payload = { enabled: false, windows: [] };
+        send(msg);
+        done();
+        return;
+      }
+      budget.snapshot().then(
+        (s) => {
+          msg.payload = { ...s, gateway };
+          send(msg);
+          done();
+        },
+        (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+      );
+    });
+  }
+
+  RED.nodes.registerType('smsgw-budget', SmsgwBudget);
+};

@@ -1,0 +1,173 @@
+/**
+ * The spending guard (issue 20 §3), framework-free: exact counting under concurrency (reserve, confirm,
+ * release), warnings and limit events once per window, the critical reserve, the cost of a send, and counts
+ * that survive a restart in their file (written durably, mode 600; a damaged file is copied aside and said).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { findOperation } from '../../src/catalogue';
+import { Budget, BudgetError, type BudgetEvent } from '../../src/reliability/budget';
+import { sendCost } from '../../src/reliability/budget-cost';
+import { FileLedger } from '../../src/reliability/budget-file';
+
+const op = (service: 'send' | 'legacy', name: string) => findOperation(service, name)!;
+
+describe('budget: the spending guard', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'smsgw-budget-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const open = (name = 'budget.json'): Promise<FileLedger> => FileLedger.open(path.join(dir, 'state', name));
+
+  it('32 concurrent sends near the limit: exactly as many as fit are counted, the rest refused (file ledger)', async () => {
+    const budget = new Budget({ limits: { day: 50 } }, await open());
+    for (let i = 0; i < 40; i++) await budget.reserve(`pre${i}`, 1);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 32 }, (_, i) => budget.reserve(`k${i}`, 1 + (i % 2))),
+    );
+    const reserved = outcomes.filter((o) => o.status === 'fulfilled').length;
+    const refused = outcomes.filter((o) => o.status === 'rejected');
+    assert.ok(refused.every((o) => (o.reason as BudgetError).code === 'BUDGET'));
+    const [day] = await budget.windows(true);
+    assert.ok(day!.count <= 50, `counted ${day!.count}`);
+    // Costs 1 and 2 alternate, in order: 40 + 1 + 2 + 1 + 2 + 1 + 2 + 1 = 50, then only refusals.
+    assert.equal(day!.count, 50);
+    assert.equal(reserved, 7);
+    assert.equal(refused.length, 25);
+  });
+
+  it('a reservation is confirmed (stays), released (taken back) or found again under its key (not counted twice)', async () => {
+    const budget = new Budget({ limits: { hour: 10, day: 10, month: 10 } }, await open());
+    await budget.reserve('a', 3);
+    await budget.reserve('b', 3);
+    budget.settle('a', 'sent');
+    budget.settle('b', 'notSent');
+    const again = await budget.reserve('c', 4);
+    assert.equal(again.result, 'reserved');
+    // An unknown outcome (a lost answer) of an outbox entry stays counted and pending: its next attempt
+    // finds it instead of counting again.
+    budget.settle('c', 'unknown', true);
+    assert.equal((await budget.reserve('c', 4)).result, 'pending');
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(
+      (await budget.windows(true)).map((w) => w.count),
+      [7, 7, 7],
+    );
+  });
+
+  it('the warning fires once per window at its share (40 of 50), the limit event once at the first refusal', async () => {
+    const budget = new Budget({ limits: { day: 50 } }, await open());
+    const events: BudgetEvent[] = [];
+    budget.on('event', (e) => events.push(e));
+    for (let i = 0; i < 60; i++) await budget.reserve(`k${i}`, 1).catch(() => undefined);
+    assert.deepEqual(
+      events.map((e) => [e.event, e.window, e.count, e.limit, e.percent]),
+      [
+        ['warning', 'day', 40, 50, 80],
+        ['limit', 'day', 50, 50, 100],
+      ],
+    );
+    // Not again after a restart in the same window: the flags are stored with the counts.
+    await budget.close();
+    const again = new Budget({ limits: { day: 50 } }, await open());
+    again.on('event', (e) => events.push(e));
+    await again.reserve('x', 1).catch(() => undefined);
+    assert.equal(events.length, 2);
+  });
+
+  it('a critical send may use the reserve above the limit; a send larger than limit and reserve never fits', async () => {
+    const budget = new Budget({ limits: { day: 5 }, reserve: 2 }, await open());
+    for (let i = 0; i < 5; i++) await budget.reserve(`k${i}`, 1);
+    await assert.rejects(budget.reserve('n', 1), { code: 'BUDGET' });
+    await budget.reserve('c1', 1, { critical: true });
+    await budget.reserve('c2', 1, { critical: true });
+    const over = (await budget.reserve('c3', 1, { critical: true }).catch((e: unknown) => e)) as BudgetError;
+    assert.equal(over.code, 'BUDGET');
+    assert.match(
+      over.message,
+      /daily limit of 5 and the reserve of 2 for critical messages reached \(7 counted/,
+    );
+    // Too large for the limit even when empty: refused, never held (holding it would keep it forever).
+    const fresh = new Budget({ limits: { day: 5 }, hold: true }, await open('other.json'));
+    const huge = (await fresh.reserve('h', 6, { hold: true }).catch((e: unknown) => e)) as BudgetError;
+    assert.equal(huge.code, 'BUDGET');
+    assert.equal(huge.held, false);
+    assert.match(huge.message, /larger than the daily limit of 5.*can never fit/);
+    // Within the limit but over it now: held until the reset.
+    for (let i = 0; i < 5; i++) await fresh.reserve(`f${i}`, 1);
+    const held = (await fresh.reserve('f5', 1, { hold: true }).catch((e: unknown) => e)) as BudgetError;
+    assert.equal(held.held, true);
+    assert.ok(held.retryAt! > Date.now());
+    assert.match(held.message, /held in the outbox until then/);
+    // On msg.error.cause (toJSON) a flow reads the window, limit, count and the reset.
+    assert.deepEqual((held.toJSON().budget as Record<string, unknown>).window, 'day');
+    assert.equal(typeof held.toJSON().retryAt, 'string');
+  });
+
+  it('counts survive a restart: the file (mode 600 in a 700 directory) holds counts, flags and pending reservations', async () => {
+    const file = path.join(dir, 'state', 'budget.json');
+    const first = new Budget({ limits: { day: 50, month: 500 } }, await open());
+    for (let i = 0; i < 30; i++) await first.reserve(`k${i}`, 1);
+    // No close: a kill -9 after the reservations resolved loses nothing of them.
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.equal(statSync(path.dirname(file)).mode & 0o777, 0o700);
+    const second = new Budget({ limits: { day: 50, month: 500 } }, await open());
+    assert.deepEqual(
+      (await second.windows(true)).map((w) => w.count),
+      [30, 30],
+    );
+    assert.equal((await second.reserve('k29', 1)).result, 'pending');
+    await second.reserve('new', 1);
+    assert.equal((await second.windows(true))[0]!.count, 31);
+  });
+
+  it('a damaged file is copied aside and said; counting starts again (never silently)', async () => {
+    const file = path.join(dir, 'state', 'budget.json');
+    (await open()).close();
+    writeFileSync(file, '{"version":1,"hour":[[1,2]],"days":{"2024-01-0', { mode: 0o600 });
+    const ledger = await open();
+    assert.equal(ledger.warnings.length, 1);
+    assert.match(
+      ledger.warnings[0]!,
+      /cannot be read .*copied to budget\.json\.damaged-\d+; counting starts again from zero/,
+    );
+    const aside = readdirSync(path.dirname(file)).find((f) => f.startsWith('budget.json.damaged-'));
+    assert.ok(aside);
+    assert.match(readFileSync(path.join(path.dirname(file), aside), 'utf8'), /^\{"version":1/);
+  });
+
+  it('a count that cannot be stored refuses the send (not counted, nothing sent)', async () => {
+    const budget = new Budget({ limits: { day: 5 } }, await open());
+    await budget.reserve('a', 1);
+    // The directory is gone and a file stands in its place: no write can succeed (also as root).
+    rmSync(path.join(dir, 'state'), { recursive: true });
+    writeFileSync(path.join(dir, 'state'), 'not a directory');
+    await assert.rejects(budget.reserve('b', 1), /ENOTDIR/);
+    assert.equal((await budget.windows(true))[0]!.count, 1);
+  });
+
+  it('a send costs segments x recipients (text, long text, UCS-2, binary, HLR, recipient lists and bytes)', () => {
+    const long = 'x'.repeat(161);
+    assert.equal(sendCost(op('send', 'SendSMS'), { Recipient: ['+491', '+492', '+493'], SMSText: 'hi' }), 3);
+    assert.equal(sendCost(op('send', 'SendSMS'), { Recipient: ['+491'], SMSText: long }), 2);
+    assert.equal(sendCost(op('send', 'SendSimpleSMS'), { Recipient: '+491', SMSText: '€'.repeat(80) }), 1);
+    assert.equal(sendCost(op('send', 'SendSimpleSMS'), { Recipient: '+491', SMSText: 'ü😀'.repeat(30) }), 2);
+    assert.equal(
+      sendCost(op('send', 'SendMobileOrFixlineSMS'), { Recipient: '+491, +492;+493', SMSText: long }),
+      6,
+    );
+    assert.equal(sendCost(op('send', 'SendHLR'), { Recipient: '+491,+492' }), 2);
+    assert.equal(sendCost(op('send', 'SendUDH'), { Recipient: '+491', Data: 'AB'.repeat(140) }), 1);
+    assert.equal(sendCost(op('send', 'SendUDH'), { Recipient: '+491', Data: 'AB'.repeat(141) }), 2);
+    assert.equal(sendCost(op('legacy', 'SendText'), { Recipient: '+491,+492', SMSText: long }), 4);
+    const bytes = Buffer.from('+491,+492,+493', 'utf8');
+    assert.equal(sendCost(op('legacy', 'SMSCR'), { bRecipient: bytes, Msg: 'hi' }), 3);
+    // As the outbox stores bytes: base64.
+    assert.equal(sendCost(op('legacy', 'SMSCR'), { bRecipient: bytes.toString('base64'), Msg: 'hi' }), 3);
+    assert.equal(sendCost(op('legacy', 'SendBinURL'), { Recipient: '+491', URL: 'https://x' }), 1);
+  });
+});
