@@ -66,7 +66,7 @@ local function first(i, flag)
     redis.call('HSET', KEYS[3], field, ARGV[2])
     return true
   end
-  local key = KEYS[3 + i]
+  local key = KEYS[2 + i]
   if redis.call('HGET', key, flag) == '1' then return false end
   redis.call('HSET', key, flag, '1')
   redis.call('PEXPIRE', key, ttl[i])

@@ -29,6 +29,7 @@ export const NODE_TYPES = [
   'smsgw-inbound',
   'smsgw-dlr',
   'smsgw-hlr-results',
+  'smsgw-budget',
 ] as const;
 export const CONFIG_TYPE = 'smsgw-config';
 export const PALETTE_TYPES = NODE_TYPES.filter((t) => t !== CONFIG_TYPE);

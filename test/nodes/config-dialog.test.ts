@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { FIELD_LABELS } from '../../src/nodes/config/client-options';
+import { BUDGET_LABELS } from '../../src/nodes/config/budget-host';
 
 const nodesDir = path.join(__dirname, '..', '..', 'nodes');
 const template = readFileSync(path.join(nodesDir, 'smsgw-config.html'), 'utf8');
@@ -43,10 +44,10 @@ function helpSections(lang: string): [string, string][] {
 }
 
 describe('nodes: smsgw-config dialog and help', () => {
-  it('the dialog has the tabs Connection, Security, Delivery and Messages', () => {
+  it('the dialog has the tabs Connection, Security, Delivery, Messages and Budget', () => {
     assert.deepEqual(
       dialogTabs().map(([id]) => id),
-      ['connection', 'security', 'delivery', 'messages'],
+      ['connection', 'security', 'delivery', 'messages', 'budget'],
     );
     assert.match(template, /RED\.tabs\.create\(/);
   });
@@ -64,6 +65,7 @@ describe('nodes: smsgw-config dialog and help', () => {
 
   it("the runtime's errors name config fields by their en-US labels", () => {
     const labels = catalogue('en-US').label;
-    for (const [key, text] of Object.entries(FIELD_LABELS)) assert.equal(text, labels[key], key);
+    for (const [key, text] of Object.entries({ ...FIELD_LABELS, ...BUDGET_LABELS }))
+      assert.equal(text, labels[key], key);
   });
 });

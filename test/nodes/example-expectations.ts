@@ -167,4 +167,24 @@ export const EXPECTED: Record<string, ExampleExpectation> = {
       assert.equal(Number(balance.Value), account.account.balance, JSON.stringify(balance));
     },
   },
+  'Spending guard': {
+    // 8 alarms against a daily limit of 10: all go out; the warning at 80 % (8 of 10), then the count asked for.
+    counts: { sent: 8, refused: 0, budget: 2 },
+    shows(seen, env) {
+      const texts = seen('sent').map((m) => jobOf(env, rec(m.payload)).text);
+      assert.deepEqual(
+        texts.sort(),
+        Array.from({ length: 8 }, (_, i) => `Freezer too warm (alarm ${i + 1})`),
+      );
+      const [warning, count] = seen('budget');
+      assert.equal(warning!.topic, 'budget/warning');
+      const w = rec(warning!.payload);
+      assert.deepEqual([w.event, w.window, w.count, w.limit, w.percent], ['warning', 'day', 8, 10, 80]);
+      const windows = rec(count!.payload).windows as Rec[];
+      assert.deepEqual(
+        windows.map((x) => [x.window, x.count, x.limit]),
+        [['day', 8, 10]],
+      );
+    },
+  },
 };

@@ -16,6 +16,7 @@ import smsgwCall from '../../src/nodes/smsgw-call';
 import smsgwInbound from '../../src/nodes/smsgw-inbound';
 import smsgwDlr from '../../src/nodes/smsgw-dlr';
 import smsgwHlrResults from '../../src/nodes/smsgw-hlr-results';
+import smsgwBudget from '../../src/nodes/smsgw-budget';
 
 helper.init(require.resolve('node-red'));
 
@@ -34,6 +35,7 @@ export const ALL_NODES = [
   smsgwInbound,
   smsgwDlr,
   smsgwHlrResults,
+  smsgwBudget,
 ];
 
 export const DEMO = { user: 'demo', password: 'demo-password' };

@@ -8,19 +8,12 @@ import * as path from 'node:path';
 import { unlink } from 'node:fs/promises';
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import { GatewayError } from '../../errors';
-import { findOperation } from '../../catalogue';
-import {
-  Budget,
-  type BudgetEvent,
-  type BudgetSettings,
-  type SendOutcomeKind,
-  type WindowState,
-} from '../../reliability/budget';
-import { sendCost } from '../../reliability/budget-cost';
+import { Budget, type BudgetEvent, type BudgetSettings, type WindowState } from '../../reliability/budget';
+import { budgetSender } from '../../reliability/budget-sender';
 import { FileLedger } from '../../reliability/budget-file';
 import type { BudgetLedger } from '../../reliability/budget-ledger';
 import type { BudgetWindow } from '../../reliability/budget-windows';
-import { EntryTakenOver, type OutboxSender } from '../../reliability/outbox';
+import type { OutboxSender } from '../../reliability/outbox';
 import { SharedBudgetLedger } from '../../coordination/shared-budget';
 import { failed, sharedKey, warn } from '../common/status';
 import type { CoordinationHost } from './coordination-host';
@@ -66,13 +59,6 @@ export function budgetOf(def: SmsgwConfigDef): BudgetSettings | undefined {
     reserve: Math.floor(reserve ?? 0),
     hold: def.budgetOver === 'hold',
   };
-}
-
-/** How a send's failure settles its reservation: surely not sent, or unknown (it stays counted). */
-export function outcomeOf(err: unknown): SendOutcomeKind {
-  if (err instanceof EntryTakenOver) return 'unknown';
-  if (err instanceof GatewayError) return err.ambiguous ? 'unknown' : 'notSent';
-  return 'unknown';
 }
 
 /** A window name as the status and the log show it. */
@@ -197,32 +183,9 @@ export class BudgetHost {
     };
   }
 
-  /**
-   * The outbox's sender with the guard in front: each attempt reserves the entry's cost under the entry's id
-   * (a reservation made when the message was accepted, or by an earlier attempt whose outcome is unknown, is
-   * found again and not counted twice), then confirms it when sent, releases it when surely not sent.
-   */
+  /** The outbox's sender with the guard in front (reliability/budget-sender.ts). */
   guardedSender(send: OutboxSender): OutboxSender {
-    return async (entry, options) => {
-      const budget = await this.budget();
-      const op = findOperation(entry.service, entry.operation);
-      await budget.reserve(entry.id, op ? sendCost(op, entry.params) : 1, {
-        critical: entry.priority === 'critical',
-        hold: budget.hold,
-        service: entry.service,
-        operation: entry.operation,
-      });
-      let result: unknown;
-      try {
-        result = await send(entry, options);
-      } catch (err) {
-        // Unknown: stays counted and pending, so the next attempt (looked up first) does not count again.
-        budget.settle(entry.id, outcomeOf(err), true);
-        throw err;
-      }
-      budget.settle(entry.id, 'sent');
-      return result;
-    };
+    return budgetSender(() => this.budget(), send);
   }
 
   /** Entries removed from the outbox unsent: their counts go back. */
@@ -248,7 +211,8 @@ export class BudgetHost {
       percent: e.percent,
       resets: new Date(e.resetsAt).toLocaleString(),
     });
-    this.node.warn(text);
+    // One line in the log; the flow hears it from the smsgw-budget nodes (a refused send is an error anyway).
+    this.node.log(text);
     for (const l of this.listeners) {
       try {
         l(e);

@@ -9,7 +9,7 @@ import type { OperationDef } from '../../catalogue';
 import { GatewayError } from '../../errors';
 import type { Budget } from '../../reliability/budget';
 import { sendCost } from '../../reliability/budget-cost';
-import { outcomeOf } from '../config/budget-host';
+import { outcomeOf } from '../../reliability/budget-sender';
 import { captionParamOf } from '../../reliability/job-lookup';
 import {
   captionWithReference,

@@ -1,0 +1,173 @@
+/**
+ * The spending guard shared through Redis (issue 20 §3, §4), with a real redis-server: two instances keep one
+ * count (1,000 alarms split over them, a daily limit of 50: exactly 50 counted, one warning at 40 across both),
+ * the Lua script answers as the file ledger's rule does step by step, and a send node of a coordinating config
+ * shares its count with another instance and keeps it over a restart.
+ */
+import assert from 'node:assert/strict';
+import { RedisLink } from '../../src/coordination/redis-link';
+import { SharedBudgetLedger } from '../../src/coordination/shared-budget';
+import { Budget, type BudgetEvent } from '../../src/reliability/budget';
+import { BudgetBook, type ReserveRequest } from '../../src/reliability/budget-ledger';
+import { sendSmsNode } from '../nodes/send-sms-node';
+import {
+  collect,
+  flowWith,
+  helper,
+  loadFlow,
+  send,
+  startEnv,
+  stopEnv,
+  waitFor,
+  type Env,
+} from '../nodes/helpers';
+import { startRedisServer, type RedisServer } from './redis-server';
+
+type Rec = Record<string, unknown>;
+
+describe('shared spending guard (real redis-server)', function () {
+  this.timeout(60_000);
+  let redis: RedisServer;
+  const links: RedisLink[] = [];
+
+  before(async () => {
+    redis = await startRedisServer();
+  });
+  after(async () => {
+    await Promise.all(links.map((l) => l.close()));
+    await redis?.close();
+  });
+
+  async function link(prefix: string): Promise<RedisLink> {
+    const l = new RedisLink({ url: redis.url, prefix });
+    links.push(l);
+    await l.ready();
+    return l;
+  }
+
+  it('two instances share one count: 1,000 alarms, daily limit 50: exactly 50 counted, one warning at 40', async () => {
+    const base = `b${Date.now().toString(36)}:cfg:budget`;
+    const instances = [
+      new Budget({ limits: { day: 50 } }, new SharedBudgetLedger(await link('a:'), base)),
+      new Budget({ limits: { day: 50 } }, new SharedBudgetLedger(await link('b:'), base)),
+    ];
+    const events: [number, BudgetEvent][] = [];
+    instances.forEach((b, i) => b.on('event', (e) => events.push([i, e])));
+    // All at once, alternating between the instances.
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 1000 }, (_, i) => instances[i % 2]!.reserve(`alarm-${i}`, 1)),
+    );
+    const counted = outcomes.filter((o) => o.status === 'fulfilled').length;
+    const refused = outcomes.filter(
+      (o) => o.status === 'rejected' && (o.reason as { code?: string }).code === 'BUDGET',
+    ).length;
+    assert.equal(counted, 50);
+    assert.equal(refused, 950);
+    assert.deepEqual(
+      events.map(([, e]) => [e.event, e.count]),
+      [
+        ['warning', 40],
+        ['limit', 50],
+      ],
+    );
+    for (const b of instances) assert.equal((await b.windows(true))[0]!.count, 50);
+  });
+
+  it("the Lua script answers as the file ledger's rule, step by step (hour, day, month, pending, release)", async () => {
+    const ledger = new SharedBudgetLedger(await link('p:'), `p${Date.now().toString(36)}:budget`);
+    const book = new BudgetBook();
+    const t0 = Date.parse('2024-05-03T10:00:00.400Z');
+    const limits = { hour: 6, day: 9, month: 12 };
+    const warnAt = { hour: 5, day: 7, month: 10 };
+    const steps: Array<
+      ['reserve', string, number, number, string] | ['release' | 'confirm', string, number]
+    > = [
+      ['reserve', 'a', 2, 0, '2024-05-03'],
+      ['reserve', 'b', 3, 1_000, '2024-05-03'],
+      ['reserve', 'b', 3, 2_000, '2024-05-03'],
+      ['reserve', 'c', 2, 3_000, '2024-05-03'],
+      ['release', 'b', 4_000],
+      ['reserve', 'c', 2, 5_000, '2024-05-03'],
+      ['reserve', 'd', 1, 6_000, '2024-05-03'],
+      ['confirm', 'c', 7_000],
+      ['reserve', 'e', 2, 8_000, '2024-05-03'],
+      // The hour has moved on: 'a' (2) left it, 'c', 'd' are still in.
+      ['reserve', 'f', 3, 3_601_000, '2024-05-03'],
+      ['reserve', 'g', 1, 3_602_000, '2024-05-03'],
+      ['reserve', 'h', 3, 3_603_000, '2024-05-03'],
+      // The next day: the day's count starts again, the month's goes on.
+      ['reserve', 'i', 1, 50_000_000, '2024-05-04'],
+      ['release', 'f', 50_001_000],
+      ['reserve', 'j', 4, 50_002_000, '2024-05-04'],
+      ['reserve', 'k', 2, 90_000_000, '2024-05-04'],
+      ['reserve', 'l', 1, 90_001_000, '2024-05-04'],
+    ];
+    for (const step of steps) {
+      if (step[0] === 'reserve') {
+        const [, key, cost, dt, day] = step;
+        const req: ReserveRequest = { key, cost, now: t0 + dt, day, month: '2024-05', limits, warnAt };
+        const local = book.reserve(req);
+        const shared = await ledger.reserve(req);
+        assert.deepEqual(shared, { ...local, hourFreeAt: local.hourFreeAt }, `reserve ${key} at +${dt}`);
+      } else {
+        const [op, key, dt] = step;
+        if (op === 'release') {
+          book.release(key, t0 + dt);
+          await ledger.release(key, t0 + dt);
+        } else {
+          book.confirm(key);
+          await ledger.confirm(key);
+        }
+        assert.deepEqual(
+          await ledger.counts(t0 + dt, '2024-05-03', '2024-05'),
+          book.counts(t0 + dt, '2024-05-03', '2024-05'),
+        );
+      }
+    }
+  });
+
+  describe('a send node of a coordinating config', () => {
+    let env: Env;
+    before(async () => {
+      env = await startEnv();
+    });
+    after(() => stopEnv(env));
+    afterEach(() => helper.unload());
+
+    it('shares its count with another instance and keeps it over a restart', async () => {
+      const prefix = `n${Date.now().toString(36)}:`;
+      const flow = flowWith(env.emu.url, [sendSmsNode()], {
+        coordinate: true,
+        redisUrl: redis.url,
+        redisPrefix: prefix,
+        redisLease: 2,
+        budgetDay: 50,
+      });
+      await loadFlow(flow, { cfg: { user: 'demo', password: 'demo-password' } });
+      // The other instance: the same config (id cfg), the same Redis keys.
+      const other = new Budget(
+        { limits: { day: 50 } },
+        new SharedBudgetLedger(await link(prefix), `${prefix}cfg:budget`),
+      );
+      const out = collect('out');
+      const caught = collect('caught');
+      for (let i = 0; i < 10; i++) send('n1', { payload: `alarm ${i}`, topic: 'shared' });
+      await waitFor(() => out.messages.length === 10, 20_000);
+      // Restart this instance: the count lives in Redis.
+      await helper.unload();
+      await loadFlow(flow, { cfg: { user: 'demo', password: 'demo-password' } });
+      const out2 = collect('out');
+      const caught2 = collect('caught');
+      const theirs = Promise.allSettled(
+        Array.from({ length: 500 }, (_, i) => other.reserve(`other-${i}`, 1)),
+      );
+      for (let i = 0; i < 490; i++) send('n1', { payload: `alarm ${i}`, topic: 'shared' });
+      await waitFor(() => out2.messages.length + caught2.messages.length === 490, 30_000);
+      const otherCounted = (await theirs).filter((o) => o.status === 'fulfilled').length;
+      assert.equal(caught.messages.length, 0);
+      assert.equal(10 + out2.messages.length + otherCounted, 50);
+      assert.ok(caught2.messages.every((m) => (m.error as Rec).code === 'BUDGET'));
+      assert.equal((await other.windows(true))[0]!.count, 50);
+    });
+  });
+});
