@@ -43,6 +43,21 @@ export type {
   SafeSendStats,
 } from './reliability';
 
+// ---- spending guard (docs/reliability.md, "Spending guard"): limits per hour, day, month on segments x recipients
+export { Budget, BudgetError, FileLedger, budgetSender, isBudgetHold, sendCost } from './reliability';
+export type {
+  BudgetClock,
+  BudgetEvent,
+  BudgetLedger,
+  BudgetSettings,
+  BudgetWindow,
+  ReserveAnswer,
+  ReserveOptions,
+  ReserveRequest,
+  WindowCounts,
+  WindowState,
+} from './reliability';
+
 // ---- SMS text helpers (GSM-7 / UCS-2, segments)
 export { analyzeText, GSM7_BASIC_TABLE, GSM7_EXTENSION_TABLE, gsm7Septets, isGsm7 } from './text';
 export type { TextAnalysis, TextEncoding } from './text';

@@ -28,3 +28,10 @@ export type {
   SafeSendResult,
   SafeSendStats,
 } from './safe-send';
+export { Budget, BudgetError, isBudgetHold } from './budget';
+export type { BudgetEvent, BudgetSettings, ReserveOptions, WindowState } from './budget';
+export { FileLedger } from './budget-file';
+export type { BudgetLedger, ReserveAnswer, ReserveRequest, WindowCounts } from './budget-ledger';
+export { budgetSender } from './budget-sender';
+export { sendCost } from './budget-cost';
+export type { BudgetClock, BudgetWindow } from './budget-windows';

@@ -28,6 +28,8 @@ describe('docs/api.md', () => {
       'PARSE',
       'CONFIG',
       'VALIDATION',
+      'QUEUE_FULL',
+      'BUDGET',
     ]) {
       assert.ok(doc.includes(`\`${code}\``), code);
     }

@@ -55,22 +55,27 @@ describe('budget: in front of the outbox (hold, retries, restart)', () => {
   async function setup(
     settings: BudgetSettings,
     send: OutboxSender,
-  ): Promise<{ box: Outbox; budget: Budget; calls: () => number }> {
+  ): Promise<{ box: Outbox; budget: Budget; calls: () => number; attempts: () => number }> {
     const budget = new Budget(settings, await FileLedger.open(path.join(dir, 'budget.json')), clock);
     let calls = 0;
+    let attempts = 0;
     const counted: OutboxSender = (entry, options) => {
       calls++;
       return send(entry, options);
     };
+    const guarded = budgetSender(() => Promise.resolve(budget), counted);
     const box = await Outbox.open({
       store: new JournalStore({ file: path.join(dir, 'outbox.jsonl') }),
-      send: budgetSender(() => Promise.resolve(budget), counted),
+      send: (entry, options) => {
+        attempts++;
+        return guarded(entry, options);
+      },
       keep: (err) => keepByDefault(err) || isBudgetHold(err),
       retryIntervalMs: 10,
       maxRetryIntervalMs: 20,
     });
     opened.push(box);
-    return { box, budget, calls: () => calls };
+    return { box, budget, calls: () => calls, attempts: () => attempts };
   }
 
   const sent: OutboxSender = (entry) => Promise.resolve({ JobId: entry.reference, queued: false });
@@ -78,15 +83,18 @@ describe('budget: in front of the outbox (hold, retries, restart)', () => {
     (await budget.windows(true)).find((w) => w.window === 'day')!.count;
 
   it('over the daily limit a send is held until the day resets, not tried again before', async () => {
-    const { box, budget, calls } = await setup({ limits: { day: 2 }, hold: true }, sent);
+    const { box, budget, calls, attempts } = await setup({ limits: { day: 2 }, hold: true }, sent);
     const results = Array.from({ length: 5 }, (_, i) => box.submit('send', 'SendSMS', sms(i)));
     let settled = 0;
     for (const r of results) void r.then(() => settled++);
     await quiet(box, 5);
     assert.equal(settled, 2);
     assert.equal(box.kept, 3);
-    // With 10 ms between retries, a backoff would have tried them many times by now: a held send waits.
+    // Each was tried once; with 10 ms between retries, a backoff would have tried them many times by now: a
+    // held send waits for its window instead.
+    assert.equal(attempts(), 5);
     await new Promise((r) => setTimeout(r, 150));
+    assert.equal(attempts(), 5);
     assert.equal(calls(), 2);
     assert.equal(await dayCount(budget), 2);
     // The next day: two more go, one is held again.
