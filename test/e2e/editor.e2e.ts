@@ -37,7 +37,7 @@ async function emulatorState(stack: Stack): Promise<EmulatorState> {
 /** Clicks a tab of the gateway configuration dialog. */
 async function configTab(
   page: Page,
-  tab: 'connection' | 'security' | 'delivery' | 'messages',
+  tab: 'connection' | 'security' | 'delivery' | 'messages' | 'budget',
 ): Promise<void> {
   // RED.tabs takes two clicks within 400 ms (on any of its tabs) as a double click
   await page.waitForTimeout(450);
@@ -217,6 +217,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       'Security',
       'Delivery',
       'Messages',
+      'Budget',
     ]);
     await page.fill('#node-config-input-name', 'Local emulator');
     await page.fill('#node-config-input-baseUrl', stack.emulator.url);
@@ -311,6 +312,53 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     const status =
       (await page.locator(`[id="${sendId}"] .red-ui-flow-node-status-label`).textContent()) ?? '';
     assert.match(status, new RegExp(m[1]!));
+  });
+
+  it('Budget tab: a daily limit set in the dialog, deployed, and the count after a send shown in the dialog', async function () {
+    /** Opens the send node's gateway configuration on its Budget tab. */
+    const openBudget = async (): Promise<void> => {
+      await openEditDialog(page, sendId);
+      // Node-RED 4.1 has a pencil button beside the select; older versions a lookup button
+      const edit = page.locator('#node-input-btn-gateway-edit');
+      await ((await edit.count()) > 0 ? edit.click() : page.click('#node-input-lookup-gateway'));
+      await page.waitForSelector('#node-config-input-baseUrl', { state: 'attached' });
+      await configTab(page, 'budget');
+    };
+    const closeBoth = async (button: 'ok' | 'cancel'): Promise<void> => {
+      await page.click(`#node-config-dialog-${button}`);
+      await page.waitForSelector('#node-config-input-baseUrl', { state: 'detached' });
+      await page.click(`#node-dialog-${button}`);
+      await page.waitForSelector('#node-dialog-ok', { state: 'detached' });
+    };
+    await openBudget();
+    const count = page.locator('#smsgw-config-budget-count');
+    // Deployed without a limit: nothing is counted, and the dialog says so.
+    await page.waitForFunction(
+      () => !/Loading/.test(document.querySelector('#smsgw-config-budget-count')?.textContent ?? 'Loading'),
+    );
+    assert.match(await count.innerText(), /No limit set/);
+    // A config saved before the tab existed shows the defaults.
+    assert.equal(await page.inputValue('#node-config-input-budgetWarn'), '80');
+    assert.equal(await page.inputValue('#node-config-input-budgetReserve'), '0');
+    assert.equal(await page.inputValue('#node-config-input-budgetOver'), 'refuse');
+    await page.fill('#node-config-input-budgetDay', '100');
+    await closeBoth('ok');
+    await deploy(page);
+    const before = (await emulatorState(stack)).accounts.flatMap((a) => a.jobs).length;
+    await page.click(`[id="${injectId}"] .red-ui-flow-node-button`);
+    const end = Date.now() + 20_000;
+    while ((await emulatorState(stack)).accounts.flatMap((a) => a.jobs).length === before) {
+      assert.ok(Date.now() < end, 'the send made no job');
+      await page.waitForTimeout(100);
+    }
+    await openBudget();
+    await page.waitForFunction(
+      () => /day: 1 of 100/.test(document.querySelector('#smsgw-config-budget-count')?.textContent ?? ''),
+      undefined,
+      { timeout: 10_000 },
+    );
+    assert.match(await count.innerText(), /day: 1 of 100, resets /);
+    await closeBoth('cancel');
   });
 
   it('warns in the send SMS dialog as you type when the text is longer than its SMS type takes', async function () {
