@@ -167,6 +167,8 @@ const windowsOf = (v: unknown): BudgetWindow[] =>
   [...String(v ?? '')].map((c) => LETTERS[c]).filter((w): w is BudgetWindow => w !== undefined);
 
 export class SharedBudgetLedger implements BudgetLedger {
+  readonly remote = true;
+
   constructor(
     private readonly link: RedisLink,
     /** `<prefix><config id>:budget` */

@@ -46,6 +46,8 @@ export interface ReserveAnswer {
 export interface BudgetLedger {
   /** Where the counts live (a file, a Redis key), for messages. */
   readonly location: string;
+  /** The counts live on another machine (Redis): not reaching it is a NETWORK problem, not a setting. */
+  readonly remote?: boolean;
   /** Counts (if it fits) and answers; resolves once the count is durable, rejects when it cannot be stored. */
   reserve(req: ReserveRequest): Promise<ReserveAnswer>;
   /** The send is at the gateway: the reservation is no longer pending (its count stays). */

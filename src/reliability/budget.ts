@@ -201,15 +201,18 @@ export class Budget extends EventEmitter<BudgetEvents> {
       const at = this.warnAt(w);
       if (at !== undefined) warnAt[w] = at;
     }
-    const answer = await this.ledger.reserve({
-      key,
-      cost,
-      now,
-      day: day.id,
-      month: month.id,
-      limits,
-      warnAt,
-    });
+    let answer: ReserveAnswer;
+    try {
+      answer = await this.ledger.reserve({ key, cost, now, day: day.id, month: month.id, limits, warnAt });
+    } catch (e) {
+      // Not counted, so not sent: a file that cannot be written is a setting to fix (CONFIG), Redis away a
+      // connection that comes back (NETWORK: an outbox keeps the message meanwhile).
+      throw new GatewayError(
+        this.ledger.remote ? 'NETWORK' : 'CONFIG',
+        `not sent: the spending guard cannot store its count in ${this.ledger.location}: ${e instanceof Error ? e.message : String(e)}`,
+        { service: options.service, operation: options.operation, ambiguous: false, cause: e },
+      );
+    }
     this.noted(answer.counts, now);
     const resets = (w: BudgetWindow): number =>
       w === 'day' ? day.end : w === 'month' ? month.end : (answer.hourFreeAt ?? now + HOUR_MS);

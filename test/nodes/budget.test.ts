@@ -5,7 +5,7 @@
  * editor's count.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { NodeAPI } from 'node-red';
 import type { NextFunction, Request, Response } from 'express';
@@ -21,6 +21,7 @@ import {
   statuses,
   stopEnv,
   waitFor,
+  warnings,
   type Env,
   type FlowNode,
 } from './helpers';
@@ -294,6 +295,41 @@ describe('nodes: spending guard (Budget tab, smsgw-budget node)', function () {
     granted.add('smsgw-config.read');
     const res = await helper.request().get('/smsgw-config/cfg/budget').expect(200);
     assert.equal((res.body as { enabled: boolean }).enabled, true);
+  });
+
+  it('"hold" without the outbox: a warning at deploy, and sends over the limit are refused, not held', async () => {
+    await loadFlow(flowFor('cfg-nobox', { budgetDay: 1, budgetOver: 'hold' }, [sendSmsNode()]), {
+      'cfg-nobox': DEMO,
+    });
+    assert.ok(warnings('cfg-nobox').some((w) => /holdNeedsOutbox|needs the outbox/.test(w)));
+    const out = collect('out');
+    const caught = collect('caught');
+    alarms(2, 'nobox');
+    await waitFor(() => out.messages.length + caught.messages.length === 2);
+    assert.deepEqual(codes(caught.messages), ['BUDGET']);
+    assert.equal((((caught.messages[0]!.error as Rec).cause as Rec).budget as Rec).held, false);
+  });
+
+  it('a damaged count file is copied aside and named in the log; counting starts again', async () => {
+    const file = path.join(env.userDir, 'smsgw-state', 'budget.cfg-damaged.json');
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, '{"version":1,"hour":[[1,');
+    await loadFlow(flowFor('cfg-damaged', { budgetDay: 3 }, [sendSmsNode()]), { 'cfg-damaged': DEMO });
+    const node = helper.getNode('cfg-damaged') as unknown as {
+      error: { args: unknown[][]; thisValues: unknown[] };
+    };
+    await waitFor(() => node.error.thisValues.some((t) => t === node));
+    const logged = node.error.args
+      .filter((_a, i) => node.error.thisValues[i] === node)
+      .map((a) => String(a[0]));
+    assert.ok(
+      logged.some((l) => /budget\.damaged|Spending guard/.test(l)),
+      logged.join('\n'),
+    );
+    assert.ok(readdirSync(path.dirname(file)).some((f) => f.startsWith('budget.cfg-damaged.json.damaged-')));
+    const out = collect('out');
+    alarms(1, 'after-damage');
+    await waitFor(() => out.messages.length === 1);
   });
 
   it('a setting that cannot work fails every send with CONFIG naming the field', async () => {

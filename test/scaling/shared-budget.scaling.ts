@@ -169,5 +169,41 @@ describe('shared spending guard (real redis-server)', function () {
       assert.ok(caught2.messages.every((m) => (m.error as Rec).code === 'BUDGET'));
       assert.equal((await other.windows(true))[0]!.count, 50);
     });
+
+    it('Redis away: a send with the outbox on is kept (not counted, not sent); back, it goes out and counts once', async () => {
+      const prefix = `r${Date.now().toString(36)}:`;
+      const flow = flowWith(env.emu.url, [sendSmsNode()], {
+        coordinate: true,
+        redisUrl: redis.url,
+        redisPrefix: prefix,
+        redisLease: 2,
+        outbox: true,
+        budgetDay: 5,
+      });
+      await loadFlow(flow, { cfg: { user: 'demo', password: 'demo-password' } });
+      const linkUp = (): boolean =>
+        (helper.getNode('cfg') as unknown as { coordination?: { link?: { up: boolean } } }).coordination?.link
+          ?.up === true;
+      await waitFor(linkUp, 5000);
+      const out = collect('out');
+      const caught = collect('caught');
+      await redis.stop();
+      try {
+        await waitFor(() => !linkUp(), 10_000);
+        send('n1', { payload: 'while Redis is away', topic: 'budget-redis-away' });
+        await new Promise((r) => setTimeout(r, 1500));
+        assert.equal(out.messages.length + caught.messages.length, 0, 'neither sent nor refused');
+      } finally {
+        await redis.start();
+      }
+      await waitFor(() => out.messages.length === 1, 20_000);
+      assert.equal(caught.messages.length, 0);
+      assert.equal((out.messages[0]!.payload as Rec).outbox, true);
+      const view = new Budget(
+        { limits: { day: 5 } },
+        new SharedBudgetLedger(await link(prefix), `${prefix}cfg:budget`),
+      );
+      assert.equal((await view.windows(true))[0]!.count, 1);
+    });
   });
 });

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { OperationDef } from '../../catalogue';
-import { GatewayError } from '../../errors';
+import { GatewayError, isGatewayError } from '../../errors';
 import type { Budget } from '../../reliability/budget';
 import { sendCost } from '../../reliability/budget-cost';
 import { outcomeOf } from '../../reliability/budget-sender';
@@ -111,7 +111,7 @@ export async function sendMessage(
   if (box && host) {
     // Refusing: counted now, before the outbox accepts it (the attempts find the count under the entry's id).
     // Holding: counted when it goes out; until its window has room it waits in the outbox.
-    const id = guard && !budget?.hold ? await guard.reserve(randomUUID()) : undefined;
+    const id = guard && !budget?.hold ? await reserveFirst(guard) : undefined;
     let accepted = false;
     try {
       const r = await box.submit(op.service, op.name, params, {
@@ -151,6 +151,19 @@ export async function sendMessage(
     recovered: isRecovered(value),
     outbox: false,
   };
+}
+
+/**
+ * The reservation made before the outbox accepts a message; undefined when the shared count cannot be reached
+ * (Redis away): the outbox keeps the message meanwhile, and its attempt reserves once Redis is back.
+ */
+async function reserveFirst(guard: { reserve(key: string): Promise<string> }): Promise<string | undefined> {
+  try {
+    return await guard.reserve(randomUUID());
+  } catch (e) {
+    if (isGatewayError(e) && e.code === 'NETWORK') return undefined;
+    throw e;
+  }
 }
 
 /** Reserves a send's cost under a key (resolving with the key), or refuses it with BUDGET. */
