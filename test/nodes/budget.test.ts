@@ -243,6 +243,7 @@ describe('nodes: spending guard (Budget tab, smsgw-budget node)', function () {
       flowFor('cfg-view', { budgetHour: 100, budgetDay: 5, budgetMonth: 1000, budgetWarn: 60 }, [
         sendSmsNode(),
         budgetNode,
+        { id: 'bal', type: 'smsgw-balance', wires: [[]] },
       ]),
       { 'cfg-view': DEMO },
     );
@@ -266,6 +267,10 @@ describe('nodes: spending guard (Budget tab, smsgw-budget node)', function () {
     const last = statuses('n1').at(-1)!;
     assert.equal(last.fill, 'yellow');
     assert.match(String(last.text), /budget\.statusWarning$|^budget day 3\/5$/);
+    // A node that sends nothing (balance) shows its own result, not the guard's state.
+    send('bal', {});
+    await waitFor(() => statuses('bal').some((st) => st.fill === 'green'));
+    assert.equal(statuses('bal').at(-1)!.fill, 'green');
     const answer = collect('out2');
     send('b', { topic: 'how much?' });
     await waitFor(() => answer.messages.some((m) => m.topic === 'how much?'));

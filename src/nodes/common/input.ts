@@ -6,6 +6,9 @@ import type { NodeOutput } from './output';
 import { cachedText, failed, inFlight, sharedKey, warn } from './status';
 import { priorityOf } from '../send/send-path';
 
+/** The nodes whose sends the spending guard counts: they show its state near and at a limit. */
+const SEND_TYPES = new Set(['smsgw-send-sms', 'smsgw-send-hlr', 'smsgw-send-udh', 'smsgw-legacy-send-text']);
+
 /** Spare controllers kept per node: as many as messages are usually in flight. */
 const SPARE_MAX = 64;
 
@@ -56,6 +59,7 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
   let lastWasAuth = false;
   let shown: NodeStatus | undefined;
   const host = configOf(node)?.reliability;
+  const showsBudget = SEND_TYPES.has(node.type);
 
   const compose = (): NodeStatus => {
     const health = host?.health();
@@ -83,7 +87,7 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
     }
     if (kept.size > 0) return warn(RED._(sharedKey('status.kept'), { count: kept.size }));
     // A spending limit near or reached says more than the last message's result.
-    return health?.budget ?? lastStatus;
+    return (showsBudget ? health?.budget : undefined) ?? lastStatus;
   };
   const show = (): void => {
     const status = compose();

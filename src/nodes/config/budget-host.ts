@@ -1,7 +1,7 @@
 /**
  * The spending guard of one config node (tab "Budget"; docs/reliability.md, "Spending guard"): its settings,
  * where its counts live (a file in the user directory, or Redis when the config coordinates instances), the
- * status it adds to every node of the config, one log line per warning, and the smsgw-budget nodes that turn its
+ * status it adds to every send node of the config, one log line per warning, and the smsgw-budget nodes that turn its
  * warnings into messages. Off (nothing built, nothing counted) while no limit is set.
  */
 import * as path from 'node:path';
@@ -152,7 +152,7 @@ export class BudgetHost {
     return b;
   }
 
-  /** What every node of the config shows when a limit is near or reached (undefined: nothing to say). */
+  /** What every send node of the config shows when a limit is near or reached (undefined: nothing to say). */
   nodeStatus(): NodeStatus | undefined {
     return this.status;
   }
