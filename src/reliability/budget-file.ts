@@ -3,8 +3,9 @@
  * (`<userDir>/smsgw-state/budget.<config id>.json`, mode 600 in a 700 directory). Each change is written as the
  * whole (small) book: a temporary file, fsync, rename, fsync of the directory. A reservation resolves only once
  * a write holding it is durable (many reservations share one write: group commit), so a crash right after a
- * send was started never forgets its count. Confirmations and releases ride along with the next write: if one
- * is lost, the count stays higher (the safe side). Without a file (no user directory) the book lives in memory.
+ * send was started never forgets its count. Confirmations and releases ride along with the next write (or the
+ * one at close): if one is lost, the count stays higher (the safe side). Without a file (no user directory) the
+ * book lives in memory.
  */
 import { copyFile, mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -31,6 +32,8 @@ export class FileLedger implements BudgetLedger {
   private writing: Promise<void> | undefined;
   private readonly waiters: Waiter[] = [];
   private closed = false;
+  /** Confirmed or released since the last write. */
+  private dirty = false;
 
   private constructor(
     private readonly file: string | undefined,
@@ -76,13 +79,15 @@ export class FileLedger implements BudgetLedger {
     return answer;
   }
 
+  // Confirmations and releases are written with the next reservation's write (or at close): lost in a crash,
+  // they leave a reservation pending or a count higher, both on the safe side, and a send costs one write.
   confirm(key: string): Promise<void> {
-    if (this.book.confirm(key)) void this.persist().catch(() => undefined);
+    if (this.book.confirm(key)) this.dirty = true;
     return Promise.resolve();
   }
 
   release(key: string, now: number): Promise<void> {
-    if (this.book.release(key, now)) void this.persist().catch(() => undefined);
+    if (this.book.release(key, now)) this.dirty = true;
     return Promise.resolve();
   }
 
@@ -90,9 +95,10 @@ export class FileLedger implements BudgetLedger {
     return Promise.resolve(this.book.counts(now, day, month));
   }
 
-  /** Waits for the writes under way; later reservations are refused. */
+  /** Writes what is not written yet and waits for it; later reservations are refused. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.dirty) await this.persist().catch(() => undefined);
     while (this.writing) await this.writing;
   }
 
@@ -112,6 +118,7 @@ export class FileLedger implements BudgetLedger {
   private async writeLoop(file: string): Promise<void> {
     while (this.written < this.version) {
       const version = this.version;
+      this.dirty = false;
       let error: unknown;
       try {
         await writeFileAtomic(file, JSON.stringify(this.book));

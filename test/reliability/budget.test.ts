@@ -125,6 +125,19 @@ describe('budget: the spending guard', () => {
     assert.equal((await second.windows(true))[0]!.count, 31);
   });
 
+  it('a release is written with the next reservation or at close: a send costs one write', async () => {
+    const first = new Budget({ limits: { day: 50 } }, await open());
+    await first.reserve('a', 1);
+    await first.reserve('b', 1);
+    first.settle('a', 'sent');
+    first.settle('b', 'notSent');
+    await first.close();
+    const second = new Budget({ limits: { day: 50 } }, await open());
+    assert.equal((await second.windows(true))[0]!.count, 1);
+    // Confirmed: not pending any more (a reservation under the same key counts anew).
+    assert.equal((await second.reserve('a', 1)).result, 'reserved');
+  });
+
   it('a damaged file is copied aside and said; counting starts again (never silently)', async () => {
     const file = path.join(dir, 'state', 'budget.json');
     (await open()).close();
