@@ -7,9 +7,9 @@
  * one at close): if one is lost, the count stays higher (the safe side). Without a file (no user directory) the
  * book lives in memory.
  */
-import { copyFile, mkdir } from 'node:fs/promises';
+import { chmod, copyFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { readIfExists, writeFileAtomic } from './atomic-file';
+import { privateDir, readIfExists, removeStaleTemps, writeFileAtomic } from './atomic-file';
 import {
   BudgetBook,
   type BudgetLedger,
@@ -43,7 +43,9 @@ export class FileLedger implements BudgetLedger {
   /** Opens the book in `file` (created on the first count), or one in memory when `file` is undefined. */
   static async open(file: string | undefined): Promise<FileLedger> {
     if (!file) return new FileLedger(undefined, new BudgetBook());
-    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    await privateDir(path.dirname(file));
+    // Temp files of writes a crash cut short take no disk space.
+    await removeStaleTemps(file);
     const ledger = new FileLedger(file, new BudgetBook());
     const text = await readIfExists(file);
     if (text === undefined) return ledger;
@@ -52,7 +54,9 @@ export class FileLedger implements BudgetLedger {
     } catch (e) {
       // Never silently: the damaged file is kept beside for a look, and the caller says the counts restart.
       const aside = `${file}.damaged-${Date.now()}`;
-      await copyFile(file, aside).catch(() => undefined);
+      await copyFile(file, aside)
+        .then(() => chmod(aside, 0o600))
+        .catch(() => undefined);
       ledger.warnings.push(
         `the budget counts in ${file} cannot be read (${e instanceof Error ? e.message : String(e)}): copied to ${path.basename(aside)}; counting starts again from zero`,
       );

@@ -4,7 +4,16 @@
  * that survive a restart in their file (written durably, mode 600; a damaged file is copied aside and said).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { findOperation } from '../../src/catalogue';
@@ -136,6 +145,16 @@ describe('budget: the spending guard', () => {
     assert.equal((await second.windows(true))[0]!.count, 1);
     // Confirmed: not pending any more (a reservation under the same key counts anew).
     assert.equal((await second.reserve('a', 1)).result, 'reserved');
+  });
+
+  it('opening narrows a wider directory to 700 and removes the temp file of a write a crash cut short', async () => {
+    const state = path.join(dir, 'state');
+    mkdirSync(state, { mode: 0o755 });
+    chmodSync(state, 0o755);
+    writeFileSync(path.join(state, 'budget.json.tmp-999999999-1'), '{"version":1,"ho');
+    await open();
+    assert.equal(statSync(state).mode & 0o777, 0o700);
+    assert.deepEqual(readdirSync(state), []);
   });
 
   it('a damaged file is copied aside and said; counting starts again (never silently)', async () => {
