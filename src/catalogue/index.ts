@@ -1,10 +1,21 @@
+import { createCatalogue, type Catalogue } from './catalogue';
 import { OPERATIONS } from './operations';
+import { COMPLEX_TYPES, ENUMS } from './schema';
 import type { OperationDef, ServiceName } from './types';
 
 export * from './types';
 export { t } from './refs';
 export { COMPLEX_TYPES, ENUMS, ENVELOPES, complexType, enumType } from './schema';
 export { OPERATIONS } from './operations';
+export { createCatalogue, operationKey, type Catalogue, type CatalogueTables } from './catalogue';
+export { methodName } from './names';
+
+/** The package's catalogue: the default of everything that takes one (client, emulator, node menus, generators). */
+export const CATALOGUE: Catalogue = createCatalogue({
+  operations: OPERATIONS,
+  enums: ENUMS,
+  complexTypes: COMPLEX_TYPES,
+});
 
 /** Default paths of the four services below the base URL (the customer path is a guess: configurable). */
 export const DEFAULT_PATHS: Readonly<Record<ServiceName, string>> = {
@@ -24,14 +35,14 @@ export const DEFAULT_NAMESPACES = {
 export const namespaceKind = (service: ServiceName): 'gateway' | 'legacy' =>
   service === 'legacy' ? 'legacy' : 'gateway';
 
-const byKey = new Map<string, OperationDef>(OPERATIONS.map((op) => [`${op.service}/${op.name}`, op]));
-
+/** An operation of the package's catalogue (`CATALOGUE.find`). */
 export function findOperation(service: ServiceName, name: string): OperationDef | undefined {
-  return byKey.get(`${service}/${name}`);
+  return CATALOGUE.find(service, name);
 }
 
+/** The operations of one service in the package's catalogue (`CATALOGUE.of`). */
 export function operationsOf(service: ServiceName): OperationDef[] {
-  return OPERATIONS.filter((op) => op.service === service);
+  return [...CATALOGUE.of(service)];
 }
 
 /** ASMX's default SOAPAction: namespace + name, with a slash between unless the namespace ends in one. */

@@ -1,5 +1,13 @@
 import { t } from './refs';
-import type { LegacyResultKind, OperationDef, ParamDef, ServiceName, StatusCheck, TypeRef } from './types';
+import type {
+  LegacyResultKind,
+  MenuNode,
+  OperationDef,
+  ParamDef,
+  ServiceName,
+  StatusCheck,
+  TypeRef,
+} from './types';
 
 const p = (name: string, type: TypeRef, extra: Partial<ParamDef> = {}): ParamDef => ({
   name,
@@ -34,6 +42,7 @@ function legacy(
   params: ParamDef[],
   kind: LegacyResultKind,
   doc: string,
+  node?: MenuNode,
 ): OperationDef {
   return {
     service: 'legacy',
@@ -43,10 +52,14 @@ function legacy(
     result: { type: t.string, bare: 'string', legacy: kind },
     sends: kind === 'send',
     doc,
+    ...(node ? { node } : {}),
   };
 }
 
-/** The 33 operations of both services, parameters in wire order. */
+/**
+ * The operations of both services, parameters in wire order. Adding one here (and its result type in schema.ts
+ * if it has a new one, and its business logic in the emulator) is all it takes: CONTRIBUTING.md.
+ */
 export const OPERATIONS: readonly OperationDef[] = [
   // ---- /gateway/Information.asmx
   typed(
@@ -55,6 +68,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth, p('StartDate', t.dateTime), p('EndDate', t.dateTime)],
     'SOAPResponseOfListOfdbSMSJob',
     'All jobs submitted in a period.',
+    { node: 'smsgw-query-jobs' },
   ),
   typed(
     'information',
@@ -66,7 +80,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     ],
     'SOAPResponseOfSMSJobInfo',
     'Job, reports, log and replies of the job with this caption.',
-    { statusCheck: { path: ['Status'], ok: ['Ok'] } },
+    { statusCheck: { path: ['Status'], ok: ['Ok'] }, node: 'smsgw-query-jobs' },
   ),
   typed(
     'information',
@@ -81,6 +95,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth, p('JobID', t.int)],
     'SOAPResponseOfHLRJobList',
     'HLR results of one job.',
+    { node: 'smsgw-query-jobs' },
   ),
   typed(
     'information',
@@ -88,6 +103,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth, p('JobIdList', t.string, { doc: 'comma-separated job ids; jobs with one recipient only' })],
     'SOAPResponseOfDeliveryReportingList',
     'Delivery reports of single-recipient jobs.',
+    { node: 'smsgw-query-jobs' },
   ),
   typed(
     'information',
@@ -95,6 +111,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth, p('StartDate', t.dateTime), p('Limit', t.int, { doc: 'at most 5000', max: 5000 })],
     'SOAPResponseOfListOfSMSReport',
     'Delivery receipts since a date.',
+    { node: 'smsgw-query-jobs' },
   ),
   typed(
     'information',
@@ -102,6 +119,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth, p('Caption', t.string), p('StartDate', t.dateTime)],
     'SOAPResponseOfListOfdbReceivedSMS',
     'Replies and messages to a rented number since a date.',
+    { node: 'smsgw-query-jobs' },
   ),
   typed(
     'information',
@@ -116,6 +134,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth],
     'SOAPResponseOfDouble',
     'Account balance in credits.',
+    { node: 'smsgw-balance' },
   ),
 
   // ---- /gateway/Send.asmx
@@ -133,7 +152,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     ],
     'SOAPResponseOfCreateJobInfo',
     'Send a text to one or more recipients.',
-    { sends: true, statusCheck: CREATE_OK },
+    { sends: true, statusCheck: CREATE_OK, node: 'smsgw-send-sms' },
   ),
   typed(
     'send',
@@ -146,7 +165,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     ],
     'SOAPResponseOfCreateJobInfo',
     'Send a text to one recipient.',
-    { sends: true, statusCheck: CREATE_OK },
+    { sends: true, statusCheck: CREATE_OK, node: 'smsgw-send-sms' },
   ),
   {
     service: 'send',
@@ -161,6 +180,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     sends: true,
     statusCheck: CREATE_OK,
     doc: 'Mobile numbers as HighQuality SMS, other numbers as fixed-line voice SMS.',
+    node: 'smsgw-send-sms',
   },
   typed(
     'send',
@@ -189,6 +209,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...optAuth],
     'SOAPResponseOfCustomerList',
     'Customers of the account.',
+    { node: 'smsgw-customer' },
   ),
   typed(
     'customer',
@@ -196,6 +217,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...optAuth, p('CustomerId', t.int)],
     'SOAPResponseOfCustomer',
     'One customer.',
+    { node: 'smsgw-customer' },
   ),
   typed(
     'customer',
@@ -203,6 +225,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...optAuth, ...optStr('SerialOrEmail')],
     'SOAPResponseOfCustomer',
     'A customer with its login user.',
+    { node: 'smsgw-customer' },
   ),
   typed(
     'customer',
@@ -228,7 +251,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     ],
     'SOAPResponseOfCreateCustomerInfo',
     'Create a customer.',
-    { statusCheck: { path: ['Status'], ok: ['Ok'] } },
+    { statusCheck: { path: ['Status'], ok: ['Ok'] }, node: 'smsgw-customer' },
   ),
 
   // ---- /soap/send.asmx (older string-result service)
@@ -238,6 +261,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth, ...str('Caption', 'Sender', 'Recipient', 'SMSText', 'SmsTyp', 'SendDate')],
     'send',
     'Send a text (all parameters strings).',
+    'smsgw-legacy-send-text',
   ),
   legacy(
     'SendText2',
@@ -245,6 +269,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth, ...str('Caption', 'Sender', 'Recipient', 'SMSText', 'SmsTyp', 'SendDate')],
     'send',
     'Send a text (document style).',
+    'smsgw-legacy-send-text',
   ),
   legacy(
     'SendSMS',
@@ -259,6 +284,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     ],
     'send',
     'Send a text to a list of recipients.',
+    'smsgw-legacy-send-text',
   ),
   legacy(
     'SendSMS2',
@@ -273,8 +299,16 @@ export const OPERATIONS: readonly OperationDef[] = [
     ],
     'send',
     'Send a text to a list of recipients (document style).',
+    'smsgw-legacy-send-text',
   ),
-  legacy('SendSimpleSMS', 'rpc', [...auth, ...str('Recipient', 'SMSText')], 'send', 'The simplest send.'),
+  legacy(
+    'SendSimpleSMS',
+    'rpc',
+    [...auth, ...str('Recipient', 'SMSText')],
+    'send',
+    'The simplest send.',
+    'smsgw-legacy-send-text',
+  ),
   legacy(
     'SMSCR',
     'rpc',
@@ -288,6 +322,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     ],
     'send',
     'Transfer function: serial and password replace User and Password.',
+    'smsgw-legacy-send-text',
   ),
   legacy(
     'SendBinURL',
@@ -302,6 +337,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     ],
     'send',
     'Binary message from a file at a URL.',
+    'smsgw-legacy-send-text',
   ),
   legacy(
     'SendBinData',
@@ -316,6 +352,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     ],
     'send',
     'Binary message from the bytes of a file.',
+    'smsgw-legacy-send-text',
   ),
   legacy(
     'SendBinData2',
@@ -330,6 +367,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     ],
     'send',
     'Binary message from a base64-encoded file.',
+    'smsgw-legacy-send-text',
   ),
   legacy(
     'GetRecivedSMS2',
@@ -337,6 +375,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth, p('SearchDate', t.string)],
     'receivedSms2',
     'Received messages since a date.',
+    'smsgw-query-jobs',
   ),
   legacy(
     'RecivedSMS2',
@@ -344,15 +383,17 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth, p('strLastDate', t.string)],
     'recivedSms2',
     'All messages since a point in time.',
+    'smsgw-query-jobs',
   ),
   legacy('GetNewRecivedSMS2', 'rpc', [...auth], 'newReceivedSms2', 'Messages not yet collected.'),
-  legacy('QueryBalance2', 'rpc', [...auth], 'balance', 'Balance as a string.'),
+  legacy('QueryBalance2', 'rpc', [...auth], 'balance', 'Balance as a string.', 'smsgw-balance'),
   legacy(
     'GetJobs1',
     'document',
     [...auth, ...str('StartDate', 'EndDate', 'Trennzeichen', 'JobId')],
     'jobs',
     'Submitted jobs in a period.',
+    'smsgw-query-jobs',
   ),
   legacy(
     'GetGetJobsWithStatusResult',
@@ -360,5 +401,6 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth, ...str('StartDate', 'EndDate', 'Trennzeichen', 'JobId')],
     'jobs',
     'Submitted jobs in a period (same result as GetJobs1).',
+    'smsgw-query-jobs',
   ),
 ];

@@ -77,6 +77,13 @@ export interface StatusCheck {
   readonly queued?: readonly string[];
 }
 
+/**
+ * The nodes whose *Operation* menu lists catalogue operations (the any-operation node `smsgw-call` lists every
+ * one). A new node with such a menu adds its type here.
+ */
+export type MenuNode =
+  'smsgw-send-sms' | 'smsgw-legacy-send-text' | 'smsgw-balance' | 'smsgw-query-jobs' | 'smsgw-customer';
+
 export interface OperationDef {
   readonly service: ServiceName;
   readonly name: string;
@@ -88,4 +95,6 @@ export interface OperationDef {
   readonly sends?: boolean;
   readonly statusCheck?: StatusCheck;
   readonly doc: string;
+  /** The node whose *Operation* menu offers it (none: only the any-operation node and the client). */
+  readonly node?: MenuNode;
 }

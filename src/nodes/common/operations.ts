@@ -1,50 +1,28 @@
-import { ENUMS, OPERATIONS, findOperation } from '../../catalogue';
-import type { OperationDef, ParamDef, ServiceName, TypeRef } from '../../catalogue';
+import { CATALOGUE, ENUMS, operationKey } from '../../catalogue';
+import type { Catalogue, OperationDef, ParamDef, ServiceName, TypeRef } from '../../catalogue';
 import { GatewayError } from '../../errors';
 import { legacySmsTypeCodes } from '../../text/limits';
 import { toDate, toInt, toRecipients, toText } from './props';
 import type { TypedValue } from '../config/types';
 
-/** Which operations each multi-operation node offers, as "service/Name" keys into the catalogue. */
-export const NODE_OPERATIONS: Readonly<Record<string, readonly string[]>> = {
-  'smsgw-send-sms': ['send/SendSMS', 'send/SendSimpleSMS', 'send/SendMobileOrFixlineSMS'],
-  'smsgw-legacy-send-text': [
-    'legacy/SendText',
-    'legacy/SendText2',
-    'legacy/SendSMS',
-    'legacy/SendSMS2',
-    'legacy/SendSimpleSMS',
-    'legacy/SMSCR',
-    'legacy/SendBinURL',
-    'legacy/SendBinData',
-    'legacy/SendBinData2',
-  ],
-  'smsgw-balance': ['information/QueryAccountBalance', 'legacy/QueryBalance2'],
-  'smsgw-query-jobs': [
-    'information/QueryJobs',
-    'information/QueryJobInfoByJobCaption',
-    'information/QueryHLRJobsByJobID',
-    'information/QueryReceivedDLRByJobID',
-    'information/QueryReceivedDLR',
-    'information/QueryReceivedSMSByJobCaption',
-    'legacy/GetJobs1',
-    'legacy/GetGetJobsWithStatusResult',
-    'legacy/GetRecivedSMS2',
-    'legacy/RecivedSMS2',
-  ],
-  'smsgw-customer': [
-    'customer/GetCustomerList',
-    'customer/GetCustomer',
-    'customer/GetCustomerWithAuthUser',
-    'customer/CreateCustomer',
-  ],
-  // The editor's list of "any operation": every catalogue operation (any other name can be typed).
-  'smsgw-call': OPERATIONS.map((op) => `${op.service}/${op.name}`),
-};
+/**
+ * Which operations each node's *Operation* menu offers, as "service/Name" keys, from the catalogue: each entry
+ * names the node that offers it (`node`); the any-operation node lists every operation (any other name can be
+ * typed). In catalogue order.
+ */
+export function nodeOperations(catalogue: Catalogue = CATALOGUE): Record<string, readonly string[]> {
+  const out: Record<string, string[]> = {};
+  for (const op of catalogue.operations) if (op.node) (out[op.node] ??= []).push(operationKey(op));
+  out['smsgw-call'] = catalogue.operations.map(operationKey);
+  return out;
+}
 
-export function operationOf(key: string): OperationDef {
+/** The menus of the package's catalogue. */
+export const NODE_OPERATIONS: Readonly<Record<string, readonly string[]>> = nodeOperations();
+
+export function operationOf(key: string, catalogue: Catalogue = CATALOGUE): OperationDef {
   const [service, name] = key.split('/') as [ServiceName, string];
-  const op = findOperation(service, name ?? '');
+  const op = catalogue.find(service, name ?? '');
   if (!op) throw new GatewayError('CONFIG', `unknown operation ${key}`);
   return op;
 }
@@ -223,17 +201,20 @@ function typeLabel(type: TypeRef): string {
 }
 
 /** The catalogue as the editor needs it: operation lists per node with parameter names, types and enums. */
-export function editorCatalogue(): Record<string, { key: string; doc: string; params: EditorParam[] }[]> {
+export function editorCatalogue(
+  catalogue: Catalogue = CATALOGUE,
+): Record<string, { key: string; doc: string; params: EditorParam[] }[]> {
   const out: Record<string, { key: string; doc: string; params: EditorParam[] }[]> = {};
-  for (const [nodeType, keys] of Object.entries(NODE_OPERATIONS)) {
+  const menus = catalogue === CATALOGUE ? NODE_OPERATIONS : nodeOperations(catalogue);
+  for (const [nodeType, keys] of Object.entries(menus)) {
     out[nodeType] = keys.map((key) => {
-      const op = operationOf(key);
+      const op = operationOf(key, catalogue);
       return {
         key,
         doc: op.doc,
         params: userParams(op).map((p) => {
           const ep: EditorParam = { name: p.name, type: typeLabel(p.type), optional: !!p.optional };
-          if (p.type.kind === 'enum') ep.values = p.allowed ?? ENUMS[p.type.name]?.values ?? [];
+          if (p.type.kind === 'enum') ep.values = p.allowed ?? catalogue.enums[p.type.name]?.values ?? [];
           if (p.doc) ep.doc = p.doc;
           const choices = PARAM_CHOICES[nodeType]?.[p.name];
           if (choices) ep.choices = choices;
