@@ -2,7 +2,7 @@
  * The emulator's business state: accounts, jobs and their life, reports, inbound messages, HLR results and
  * customers. Implements the wire layer's backend (invoke) and the control API (contract.ts).
  */
-import type { OperationDef } from '../../catalogue';
+import { CATALOGUE, type Catalogue, type OperationDef } from '../../catalogue';
 import type {
   CallContext,
   EmulatorControl,
@@ -16,7 +16,7 @@ import type { OpEnv } from './env';
 import { JobEngine, roundCredits } from './lifecycle';
 import type { AccountState } from './model';
 import { normalizeAddress } from './numbers';
-import { HANDLERS, handlerKey, missingHandlers, type OperationHandler } from './operations';
+import { handlersOf, type OperationHandler } from './operations';
 import {
   captionMatchOf,
   resolveOptions,
@@ -38,15 +38,6 @@ export interface JobSummary {
   readonly createdAt: Date;
 }
 
-/** The handler of each operation object, looked up once (the key is built from the operation's names). */
-const handlers = new WeakMap<OperationDef, OperationHandler | undefined>();
-function handlerOf(op: OperationDef): OperationHandler | undefined {
-  if (handlers.has(op)) return handlers.get(op);
-  const handler = HANDLERS[handlerKey(op)];
-  handlers.set(op, handler);
-  return handler;
-}
-
 const SUBSCRIBER_STATES: readonly SubscriberState[] = ['ok', 'unknown', 'unreachable'];
 const TIME_KEY = /^(at|[a-z]+At)$/;
 
@@ -58,10 +49,13 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
   private readonly file: StateFile | undefined;
   private readonly listeners = new Set<() => void>();
   private captionMatch: CaptionMatch;
+  /** The handler of each operation of the catalogue served, found once from its entry (operations.ts). */
+  private readonly handlers: ReadonlyMap<OperationDef, OperationHandler>;
+  private readonly catalogue: Catalogue;
 
   constructor(options: GatewayStateOptions = {}) {
-    const missing = missingHandlers();
-    if (missing.length > 0) throw new Error(`emulator state has no handler for ${missing.join(', ')}`);
+    this.catalogue = options.catalogue ?? CATALOGUE;
+    this.handlers = handlersOf(this.catalogue, options.logic);
     this.opts = resolveOptions(options);
     this.captionMatch = this.opts.captionMatch;
     this.store = new Store(this.opts.defaultCountryCode, this.opts.maxJobs);
@@ -85,7 +79,7 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
   }
 
   invoke(op: OperationDef, params: ParamValues, ctx: CallContext): unknown {
-    const handler = handlerOf(op);
+    const handler = this.handlers.get(op) ?? this.handlerByName(op);
     if (!handler) throw new Error(`operation ${op.service}/${op.name} is not implemented by the emulator`);
     const now = this.now();
     this.engine.tick(now);
@@ -101,6 +95,12 @@ export class GatewayState implements GatewayBackend, EmulatorControl {
     const result = handler(env, op, params);
     this.changed();
     return result;
+  }
+
+  /** An operation object made elsewhere (a copy of an entry) is found by its service and name. */
+  private handlerByName(op: OperationDef): OperationHandler | undefined {
+    const known = this.catalogue.find(op.service, op.name);
+    return known && this.handlers.get(known);
   }
 
   // ---------- control

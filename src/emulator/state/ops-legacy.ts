@@ -52,7 +52,7 @@ function codeOfText(text: string | undefined): number {
   return i < 0 ? -1 : i + 1;
 }
 
-function sendText(
+function submitLegacyText(
   env: OpEnv,
   state: AccountState,
   f: {
@@ -82,8 +82,8 @@ function sendText(
 const textDate = (env: OpEnv, text: string | undefined) =>
   parseLegacyDate(text, env.opts.legacyTextOffsetMinutes);
 
-export const sendTextOp: AccountHandler = (env, state, p) =>
-  sendText(env, state, {
+export const sendText: AccountHandler = (env, state, p) =>
+  submitLegacyText(env, state, {
     caption: str(p, 'Caption'),
     sender: str(p, 'Sender'),
     recipients: splitRecipients(str(p, 'Recipient')),
@@ -92,8 +92,11 @@ export const sendTextOp: AccountHandler = (env, state, p) =>
     at: textDate(env, str(p, 'SendDate')),
   });
 
-export const sendSmsOp: AccountHandler = (env, state, p) =>
-  sendText(env, state, {
+/** SendText2: the document-style twin of SendText. */
+export const sendText2 = sendText;
+
+export const sendSms: AccountHandler = (env, state, p) =>
+  submitLegacyText(env, state, {
     caption: str(p, 'Caption'),
     sender: str(p, 'Sender'),
     recipients: recipientList(list(p, 'Recipient')),
@@ -102,8 +105,11 @@ export const sendSmsOp: AccountHandler = (env, state, p) =>
     at: dateMs(p, 'SendDate'),
   });
 
-export const sendSimpleSmsOp: AccountHandler = (env, state, p) =>
-  sendText(env, state, {
+/** SendSMS2: the document-style twin of SendSMS. */
+export const sendSms2 = sendSms;
+
+export const sendSimpleSms: AccountHandler = (env, state, p) =>
+  submitLegacyText(env, state, {
     recipients: splitRecipients(str(p, 'Recipient')),
     text: str(p, 'SMSText'),
     code: 0,
@@ -111,8 +117,8 @@ export const sendSimpleSmsOp: AccountHandler = (env, state, p) =>
   });
 
 /** bRecipient holds the UTF-8 text of the recipient list (separated by `,`, `;` or line breaks). */
-export const smscrOp: AccountHandler = (env, state, p) =>
-  sendText(env, state, {
+export const smscr: AccountHandler = (env, state, p) =>
+  submitLegacyText(env, state, {
     caption: str(p, 'caption'),
     sender: str(p, 'Sender'),
     recipients: splitRecipients(bytes(p, 'bRecipient')?.toString('utf8')),
@@ -157,20 +163,20 @@ function sendBinary(
 }
 
 /** The URL is checked for form only: the emulator never fetches anything. */
-export const sendBinUrlOp: AccountHandler = (env, state, p) => {
+export const sendBinUrl: AccountHandler = (env, state, p) => {
   const url = (str(p, 'URL') ?? '').trim();
   if (url === '') return `Error ${ERROR_TEXT.NoUrlFound}`;
   if (!/^https?:\/\/[^\s/]+/i.test(url)) return 'Error Invalid URL';
   return sendBinary(env, state, p, undefined, url, dateMs(p, 'sendDate'));
 };
 
-export const sendBinDataOp: AccountHandler = (env, state, p) => {
+export const sendBinData: AccountHandler = (env, state, p) => {
   const data = bytes(p, 'Data');
   if (!data || data.length === 0) return `Error ${ERROR_TEXT.NoDataFound}`;
   return sendBinary(env, state, p, data, data.toString('hex').toUpperCase(), dateMs(p, 'sendDate'));
 };
 
-export const sendBinData2Op: AccountHandler = (env, state, p) => {
+export const sendBinData2: AccountHandler = (env, state, p) => {
   const text = str(p, 'Data') ?? '';
   if (text.trim() === '') return `Error ${ERROR_TEXT.NoDataFound}`;
   const data = decodeBase64Text(text);
@@ -200,7 +206,7 @@ function inboundSince(
 }
 
 /** `ID,JobId;Sender;message;date\n` per message since SearchDate (empty: all). */
-export const getRecivedSms2Op: AccountHandler = (env, state, p) => {
+export const getRecivedSms2: AccountHandler = (env, state, p) => {
   const found = inboundSince(env, state, str(p, 'SearchDate'));
   if (!found) return 'Error Invalid date';
   const off = env.opts.legacyTextOffsetMinutes;
@@ -213,7 +219,7 @@ export const getRecivedSms2Op: AccountHandler = (env, state, p) => {
 };
 
 /** `Sender;date;message\n` per message since strLastDate (empty: all). */
-export const recivedSms2Op: AccountHandler = (env, state, p) => {
+export const recivedSms2: AccountHandler = (env, state, p) => {
   const found = inboundSince(env, state, str(p, 'strLastDate'));
   if (!found) return 'Error Invalid date';
   const off = env.opts.legacyTextOffsetMinutes;
@@ -223,7 +229,7 @@ export const recivedSms2Op: AccountHandler = (env, state, p) => {
 };
 
 /** `Sender;message;date;isStatusReport\n` per message not yet collected; marks them collected. */
-export const getNewRecivedSms2Op: AccountHandler = (env, state) => {
+export const getNewRecivedSms2: AccountHandler = (env, state) => {
   const off = env.opts.legacyTextOffsetMinutes;
   const fresh = state.inbound.filter((m) => !m.collected);
   for (const m of fresh) m.collected = true;
@@ -232,10 +238,10 @@ export const getNewRecivedSms2Op: AccountHandler = (env, state) => {
     .join('');
 };
 
-export const queryBalance2Op: AccountHandler = (_env, state) => formatDouble(state.account.balance);
+export const queryBalance2: AccountHandler = (_env, state) => formatDouble(state.account.balance);
 
 /** `JobId;Caption;cost;sendtime` + Trennzeichen per job created in the period (JobId: only these ids). */
-export const getJobsOp: AccountHandler = (env, state, p) => {
+export const getJobs1: AccountHandler = (env, state, p) => {
   const from = textDate(env, str(p, 'StartDate'));
   const to = textDate(env, str(p, 'EndDate'));
   if (from === undefined || to === undefined) return 'Error Invalid date';
@@ -256,3 +262,6 @@ export const getJobsOp: AccountHandler = (env, state, p) => {
     })
     .join('');
 };
+
+/** GetGetJobsWithStatusResult: the same answer as GetJobs1. */
+export const getGetJobsWithStatusResult = getJobs1;

@@ -61,7 +61,7 @@ export const sendSimpleSms: AccountHandler = (env, state, p) => {
  * Mobile numbers (by prefix) go as HighQuality (or MobileSMSType) and every other number as PSTNFixedLine:
  * one job per group, one envelope per job (mobile first). Rejections return a single envelope.
  */
-export function sendMobileOrFixline(
+export function sendMobileOrFixlineSms(
   env: OpEnv,
   state: AccountState,
   p: ParamValues,

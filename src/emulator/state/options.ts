@@ -1,4 +1,12 @@
 /** Options of the emulator's business state and their defaults (each default is a documented guess). */
+import type { Catalogue, ServiceName } from '../../catalogue';
+
+/**
+ * The business logic of each service: an object whose functions are named as the typed methods of that
+ * service's operations (`queryJobs`), each `(env, account, params) => value` (state/env.ts). Other exports
+ * are not looked at.
+ */
+export type OperationLogic = Readonly<Partial<Record<ServiceName, Readonly<Record<string, unknown>>>>>;
 
 export interface AccountSeed {
   user: string;
@@ -64,6 +72,13 @@ export interface GatewayStateOptions {
    * package must work with either, so tests run against both. Changeable at run time (setCaptionMatch).
    */
   captionMatch?: CaptionMatch;
+  /**
+   * The operations served (default: the package's catalogue). A catalogue of your own, e.g. with an operation
+   * the package lacks, needs its business logic in `logic`.
+   */
+  catalogue?: Catalogue;
+  /** The business logic per service (default: the emulator's own, src/emulator/state/ops-*.ts). */
+  logic?: OperationLogic;
 }
 
 export type CaptionMatch = 'exact' | 'prefix';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { OPERATIONS } from '../../../src/catalogue';
+import { CATALOGUE, OPERATIONS, createCatalogue, findOperation } from '../../../src/catalogue';
 import { GatewayState } from '../../../src/emulator/state';
 import { AUTH, CTX, T0, balance, makeState, sendSms } from './helpers';
 
@@ -18,6 +18,18 @@ describe('emulator state: control and snapshot', () => {
     const state = makeState();
     const bogus = { ...OPERATIONS[0]!, name: 'NoSuchOperation' };
     assert.throws(() => state.invoke(bogus, AUTH, CTX), /not implemented/);
+  });
+
+  it('refuses to start when an operation has no business logic, naming the function and where it belongs', () => {
+    const made = { ...findOperation('information', 'QueryAccountBalance')!, name: 'QueryJobCount' };
+    const catalogue = createCatalogue({ ...CATALOGUE, operations: [...OPERATIONS, made] });
+    assert.throws(
+      () => new GatewayState({ catalogue }),
+      /no business logic for information\/QueryJobCount \(export queryJobCount from src\/emulator\/state\/ops-info\.ts\)/,
+    );
+    const logic = { information: { queryJobCount: () => 7 } };
+    const state = new GatewayState({ catalogue: createCatalogue({ ...CATALOGUE, operations: [made] }), logic });
+    assert.deepEqual(state.invoke(made, AUTH, CTX), { StatusCode: 'Ok', Value: 7 });
   });
 
   it('snapshot is plain JSON with every job’s caption and recipients and never a password', () => {
