@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { DEFAULT_PATHS, findOperation, namespaceKind, operationsOf } from '../catalogue';
+import { CATALOGUE, DEFAULT_PATHS, namespaceKind, type Catalogue } from '../catalogue';
 import type { OperationDef, ServiceName } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import { parseLegacyResult } from '../soap/legacy';
@@ -8,7 +8,7 @@ import { buildRequest, type Transport } from '../soap/request';
 import { readTargetNamespace } from '../soap/wsdl';
 import { createDispatcher } from '../transport/dispatcher';
 import { DEFAULT_MAX_RESPONSE_BYTES, exchange, type BodyConsumer, type HttpRequest } from '../transport/http';
-import { methodName } from './names';
+import { methodName } from '../catalogue/names';
 import { NamespaceCache } from './namespaces';
 import {
   checkInvokeOptions,
@@ -166,7 +166,7 @@ const sleep = (ms: number, scope: Scope): Promise<void> =>
   });
 
 /**
- * A typed client for all 33 operations of the gateway, over SOAP 1.1, SOAP 1.2, HTTP GET or HTTP POST.
+ * A typed client for every operation of the gateway's catalogue, over SOAP 1.1, SOAP 1.2, HTTP GET or HTTP POST.
  *
  * ```ts
  * const client = new GatewayClient({ baseUrl, user, password, transport: 'soap11' });
@@ -205,6 +205,8 @@ export class GatewayClient {
   private readonly maxResponseBytes: number;
   private readonly zoneless: 'utc' | 'local';
   private readonly paths: Record<ServiceName, string>;
+  /** The operations known: the typed methods, call() and what invoke() knows of an operation. */
+  private readonly catalogue: Catalogue;
   private readonly namespaces: NamespaceCache;
   private readonly clean: (s: string) => string;
   /** What `clean` masks: the password and the proxy's. */
@@ -277,6 +279,7 @@ export class GatewayClient {
           ? new FlowControl(options.flowControl)
           : undefined;
     this.paths = { ...DEFAULT_PATHS, ...(options.customerPath ? { customer: options.customerPath } : {}) };
+    this.catalogue = options.catalogue ?? CATALOGUE;
     if (options.dispatcher) {
       this.dispatcher = options.dispatcher;
       this.ownsDispatcher = false;
@@ -344,7 +347,7 @@ export class GatewayClient {
    * would refuse.
    */
   knownOperation(target: InvokeTarget, operation: string): OperationDef | undefined {
-    return resolveTarget(target, operation, this.paths).op;
+    return resolveTarget(target, operation, this.paths, this.catalogue).op;
   }
 
   /**
@@ -363,7 +366,7 @@ export class GatewayClient {
     service: ServiceName,
   ): Record<string, (params?: unknown, options?: CallOptions) => Promise<unknown>> {
     const out: Record<string, (params?: unknown, options?: CallOptions) => Promise<unknown>> = {};
-    for (const op of operationsOf(service)) {
+    for (const op of this.catalogue.of(service)) {
       out[methodName(op)] = (params, options) =>
         guarded(() => this.run(service, op.name, params, options, true));
     }
@@ -377,7 +380,7 @@ export class GatewayClient {
     options: CallOptions | undefined,
     typed: boolean,
   ): Promise<unknown> {
-    const op = findOperation(service, operation);
+    const op = this.catalogue.find(service, operation);
     if (!op) {
       throw new GatewayError('VALIDATION', `unknown operation ${String(service)}/${String(operation)}`, {
         ambiguous: false,
@@ -403,7 +406,7 @@ export class GatewayClient {
     params: unknown,
     options: InvokeOptions | undefined,
   ): Promise<unknown> {
-    const where = resolveTarget(target, operation, this.paths);
+    const where = resolveTarget(target, operation, this.paths, this.catalogue);
     const name = operation as string;
     checkInvokeOptions(options, name);
     if (this.closed) {
@@ -526,7 +529,7 @@ export class GatewayClient {
     if (options?.signal) perRequest.signal = options.signal;
     if (options?.timeoutMs !== undefined) perRequest.timeoutMs = options.timeoutMs;
     const lookupCall = (service: ServiceName, operation: string, params: Record<string, unknown>) => {
-      const lop = findOperation(service, operation)!;
+      const lop = this.catalogue.find(service, operation)!;
       const lvalues = this.withCredentials(
         lop,
         withRecordSeparator(lop, validateParams(lop, params, { maxRecipients: this.maxRecipients })),
@@ -553,7 +556,7 @@ export class GatewayClient {
               error,
             };
           }
-          return { kind: 'ok', value: typedOutcome(op, raw, clean) };
+          return { kind: 'ok', value: typedOutcome(op, raw, clean, this.catalogue) };
         },
         lookup: target
           ? () =>
@@ -590,9 +593,15 @@ export class GatewayClient {
     try {
       const path = this.prefix + this.paths[service];
       const namespace = this.namespaces.peek(path) ?? (await this.discoverFor(path, scope));
-      const req: HttpRequest = buildRequest(op, values, { transport: this.transport, namespace, path });
+      const catalogue = this.catalogue;
+      const req: HttpRequest = buildRequest(op, values, {
+        transport: this.transport,
+        namespace,
+        path,
+        catalogue,
+      });
       const warn = this.warnerFor(options, clean);
-      const ctx = new CatalogueResponse(op, this.transport, this.zoneless, clean, warn);
+      const ctx = new CatalogueResponse(op, this.transport, this.zoneless, clean, warn, catalogue);
       const send = (): Promise<unknown> =>
         exchange(this.dispatcher, req, {
           origin: this.origin,
@@ -606,7 +615,7 @@ export class GatewayClient {
       // Sends are never repeated here (safe-send decides): no retry loop around them.
       const decoded = await (retryable(op) ? this.withRetries(true, scope, send) : send());
       const result = op.result.legacy ? this.parseLegacy(op, decoded, values, clean, warn) : decoded;
-      return typed ? typedOutcome(op, result, clean) : result;
+      return typed ? typedOutcome(op, result, clean, catalogue) : result;
     } catch (e) {
       throw this.sanitize(e, op, clean);
     }

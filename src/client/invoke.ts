@@ -3,7 +3,7 @@
  * means, which parameters receive the account's credentials, and which options are valid. The request and the
  * answer themselves are src/generic's.
  */
-import { findOperation } from '../catalogue';
+import { CATALOGUE, type Catalogue } from '../catalogue';
 import type { OperationDef, ServiceName } from '../catalogue/types';
 import type * as Generic from '../generic';
 import { GatewayError } from '../errors';
@@ -71,6 +71,7 @@ export function resolveTarget(
   target: unknown,
   operation: unknown,
   paths: Readonly<Record<ServiceName, string>>,
+  catalogue: Catalogue = CATALOGUE,
 ): InvokeTargetInfo {
   if (typeof operation !== 'string' || !OPERATION_RE.test(operation)) {
     invalid(`operation must be an operation name (letters, digits, _ . -), got ${JSON.stringify(operation)}`);
@@ -78,7 +79,7 @@ export function resolveTarget(
   const name = operation as string;
   if (typeof target === 'string' && SERVICES.has(target)) {
     const service = target as ServiceName;
-    return { path: paths[service], service, op: findOperation(service, name) };
+    return { path: paths[service], service, op: catalogue.find(service, name) };
   }
   if (
     typeof target !== 'string' ||
@@ -92,7 +93,7 @@ export function resolveTarget(
   }
   // A path of a known service is that service (its namespace, its catalogue entries).
   const service = (Object.keys(paths) as ServiceName[]).find((s) => paths[s] === target);
-  return { path: target, service, op: service ? findOperation(service, name) : undefined };
+  return { path: target, service, op: service ? catalogue.find(service, name) : undefined };
 }
 
 /** The parameter names that receive user and password (see InvokeOptions.credentials). */

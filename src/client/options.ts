@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { Catalogue } from '../catalogue/catalogue';
 import type { TlsOptions } from '../transport/dispatcher';
 import type { Transport } from '../soap/request';
 import type { FlowControl, FlowControlOptions } from '../reliability/flow-control';
@@ -32,6 +33,11 @@ export interface GatewayClientOptions {
   legacyNamespace?: string;
   /** Path of the customer operations (default `/gateway/Customer.asmx`). */
   customerPath?: string;
+  /**
+   * The operations the client knows (default: the package's catalogue). A catalogue of your own
+   * (`createCatalogue`), e.g. with an operation the package lacks, gets a method for each of its operations.
+   */
+  catalogue?: Catalogue;
   /** Per-call time limit for the whole exchange in ms (default 30000; 0 = none). */
   timeoutMs?: number;
   /** Upper bound of keep-alive connections to the gateway (default 8). */

@@ -3,13 +3,13 @@
  * the catalogue's `statusCheck` names (the generic call() returns results unchanged).
  */
 import type { OperationDef } from '../catalogue/types';
-import { COMPLEX_TYPES } from '../catalogue/schema';
+import type { Catalogue } from '../catalogue/catalogue';
 import { GatewayError } from '../errors';
 
-function valueIsList(op: OperationDef): boolean {
+function valueIsList(op: OperationDef, catalogue: Catalogue): boolean {
   const t = op.result.type;
   if (t.kind !== 'complex') return false;
-  return COMPLEX_TYPES[t.name]?.fields.find((f) => f.name === 'Value')?.type.kind === 'list';
+  return catalogue.complexTypes[t.name]?.fields.find((f) => f.name === 'Value')?.type.kind === 'list';
 }
 
 interface Ctx {
@@ -75,7 +75,12 @@ function fromLegacy(ctx: Ctx, result: unknown): unknown {
 }
 
 /** The resolved value of a typed method for a result as call() returns it. */
-export function typedOutcome(op: OperationDef, result: unknown, clean: (s: string) => string): unknown {
+export function typedOutcome(
+  op: OperationDef,
+  result: unknown,
+  clean: (s: string) => string,
+  catalogue: Catalogue,
+): unknown {
   const ctx: Ctx = { op, clean };
   if (op.service === 'legacy') return fromLegacy(ctx, result);
   if (op.result.type.kind === 'list') {
@@ -105,6 +110,6 @@ export function typedOutcome(op: OperationDef, result: unknown, clean: (s: strin
   }
   const value = fromEnvelope(ctx, result);
   // A list Value that XmlSerializer omitted (null) reads as an empty list.
-  if (value === undefined && valueIsList(op)) return [];
+  if (value === undefined && valueIsList(op, catalogue)) return [];
   return value;
 }

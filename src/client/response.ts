@@ -3,6 +3,7 @@
  * 200 → decoder; 500 with XML → decoder (a SOAP fault); 500 text/plain → FAULT with the text;
  * an HTML page, an empty 400/415 or any other status → HTTP. Bodies are streamed, never buffered whole.
  */
+import type { Catalogue } from '../catalogue/catalogue';
 import type { OperationDef, ServiceName } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import { createResponseDecoder, type ResponseDecoder } from '../soap/decode';
@@ -32,7 +33,8 @@ export class CatalogueResponse implements ResponseContext {
     private readonly zoneless: 'utc' | 'local',
     readonly clean: (s: string) => string,
     /** Told of values kept as raw text and unknown elements skipped (undefined: nobody listens). */
-    private readonly warn?: WarningSink | undefined,
+    private readonly warn: WarningSink | undefined,
+    private readonly catalogue: Catalogue,
   ) {}
 
   get service(): ServiceName {
@@ -48,6 +50,7 @@ export class CatalogueResponse implements ResponseContext {
       transport: this.transport,
       zoneless: this.zoneless,
       warn: this.warn,
+      catalogue: this.catalogue,
     });
   }
 }

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_NAMESPACES, DEFAULT_PATHS, namespaceKind, operationsOf } from '../catalogue';
+import { CATALOGUE, DEFAULT_NAMESPACES, DEFAULT_PATHS, namespaceKind } from '../catalogue';
 import type { ServiceName } from '../catalogue/types';
 import type { EmulatorControl, GatewayBackend } from './contract';
 import { createConsole, type SandboxConsole } from './console';
@@ -62,6 +62,7 @@ export function serviceEntries(options: EmulatorOptions): ServiceEntry[] {
     gateway: options.gatewayNamespace ?? DEFAULT_NAMESPACES.gateway,
     legacy: options.legacyNamespace ?? DEFAULT_NAMESPACES.legacy,
   };
+  const catalogue = options.catalogue ?? CATALOGUE;
   const paths: Record<ServiceName, string> = {
     ...DEFAULT_PATHS,
     customer: options.customerPath ?? DEFAULT_PATHS.customer,
@@ -70,7 +71,8 @@ export function serviceEntries(options: EmulatorOptions): ServiceEntry[] {
     service,
     path: paths[service],
     ns: ns[namespaceKind(service)],
-    ops: operationsOf(service),
+    ops: catalogue.of(service),
+    catalogue,
     wsdlName: WSDL_NAMES[service],
   }));
 }
@@ -85,7 +87,7 @@ export async function startEmulator<B extends EmulatorBackend = GatewayState>(
   const host = options.host ?? '127.0.0.1';
   const state = createState(options);
   const faults = new FaultInjector();
-  const statuses = new StatusForcer();
+  const statuses = new StatusForcer(options.catalogue);
   const requests = new RequestLog(options.requestLogSize ?? 200);
   const bind = { host, port: 0, allowedHosts: options.allowedHosts ?? [] };
   const sandboxConsole =
@@ -97,6 +99,7 @@ export async function startEmulator<B extends EmulatorBackend = GatewayState>(
           log: requests,
           bind: () => bind,
           countryCode: options.defaultCountryCode,
+          catalogue: options.catalogue,
         });
   const handler = createRequestHandler(
     {

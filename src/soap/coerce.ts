@@ -3,7 +3,7 @@
  * Messages name the parameter and the expected type but never echo the value (it may be the password).
  */
 import type { TypeRef } from '../catalogue/types';
-import { enumType } from '../catalogue/schema';
+import { CATALOGUE, type Catalogue } from '../catalogue';
 import {
   MIN_DATE_TEXT,
   ValueFormatError,
@@ -120,8 +120,12 @@ export function coerceList(name: string, v: unknown): unknown[] {
 }
 
 /** What GET/POST sends for an absent optional parameter (ASMX requires every key). */
-export function wireDefault(type: TypeRef, allowed?: readonly string[]): string | undefined {
-  if (type.kind === 'enum') return allowed?.[0] ?? enumType(type.name).values[0];
+export function wireDefault(
+  type: TypeRef,
+  allowed?: readonly string[],
+  catalogue: Catalogue = CATALOGUE,
+): string | undefined {
+  if (type.kind === 'enum') return allowed?.[0] ?? catalogue.enumType(type.name).values[0];
   if (type.kind !== 'primitive') return undefined;
   switch (type.name) {
     case 'string':

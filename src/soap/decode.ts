@@ -4,6 +4,7 @@
  * elements that declare namespaces. Each element's meaning comes from the catalogue plan of its parent, values are
  * converted when their element closes and stored straight into the result.
  */
+import type { Catalogue } from '../catalogue/catalogue';
 import type { OperationDef } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import { faultError } from './fault';
@@ -36,6 +37,8 @@ export interface DecodeOptions {
   zoneless?: 'utc' | 'local';
   /** Told (once per field and answer) of values kept as raw text and of unknown elements skipped. */
   warn?: WarningSink | undefined;
+  /** Where the result's types are defined (default: the package's catalogue). */
+  catalogue?: Catalogue | undefined;
 }
 
 // Frame modes.
@@ -176,7 +179,7 @@ class Decoder implements ResponseDecoder, ScanHandler {
   ) {
     this.warnings = new WarnOnce(opts.warn, op.service, op.name);
     this.soap = opts.transport === 'soap11' || opts.transport === 'soap12';
-    this.resultPlan = planOf(op.result.type, opts.zoneless ?? 'utc');
+    this.resultPlan = planOf(op.result.type, opts.zoneless ?? 'utc', opts.catalogue);
     this.wrapperName = `${op.name}Response`;
     this.resultName = `${op.name}Result`;
   }

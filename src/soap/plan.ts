@@ -2,7 +2,7 @@
  * Decoding plans: the catalogue's types compiled into lookup tables the streaming decoder follows, so it
  * knows each element's type while it reads and builds plain records directly (no DOM, no second pass).
  */
-import { complexType, enumType } from '../catalogue/schema';
+import { CATALOGUE, type Catalogue } from '../catalogue';
 import type { TypeRef } from '../catalogue/types';
 import {
   type Reader,
@@ -75,8 +75,8 @@ export type Plan = PrimPlan | ComplexPlan | ListPlan;
 export type Zoneless = 'utc' | 'local';
 
 /** The value an absent element of this type stands for (undefined: leave the field out). */
-export function absentValue(type: TypeRef): unknown {
-  if (type.kind === 'enum') return enumType(type.name).values[0];
+export function absentValue(type: TypeRef, catalogue: Catalogue = CATALOGUE): unknown {
+  if (type.kind === 'enum') return catalogue.enumType(type.name).values[0];
   if (type.kind !== 'primitive') return undefined;
   switch (type.name) {
     case 'int':
@@ -96,7 +96,10 @@ class PlanCache {
   private readonly enums = new Map<string, PrimPlan>();
   private readonly prims: Record<string, PrimPlan>;
 
-  constructor(private readonly zoneless: Zoneless) {
+  constructor(
+    private readonly zoneless: Zoneless,
+    private readonly catalogue: Catalogue,
+  ) {
     const p = (read: Reader, type: string): PrimPlan => ({
       k: PRIM,
       r: read === readString ? READ_STRING : read === readInt ? READ_INT : READ_OTHER,
@@ -139,7 +142,7 @@ class PlanCache {
   private enumPlan(name: string): PrimPlan {
     let plan = this.enums.get(name);
     if (!plan) {
-      const def = enumType(name);
+      const def = this.catalogue.enumType(name);
       const read = def.open ? readEnum : memberReader(name, def.values);
       plan = { k: PRIM, r: READ_OTHER, read, type: name };
       this.enums.set(name, plan);
@@ -155,20 +158,23 @@ class PlanCache {
     const list: FieldPlan[] = [];
     const plan: ComplexPlan = { k: COMPLEX, name, fields, list, defaults, Record: recordConstructor() };
     this.complex.set(name, plan); // before the fields: recursive types terminate
-    for (const f of complexType(name).fields) {
+    for (const f of this.catalogue.complexType(name).fields) {
       const field = { name: f.name, plan: this.fieldPlan(f.type) };
       fields.set(f.name, field);
       list.push(field);
-      const d = absentValue(f.type);
+      const d = absentValue(f.type, this.catalogue);
       if (d !== undefined) defaults.push([f.name, d]);
     }
     return plan;
   }
 }
 
-const caches: Record<Zoneless, PlanCache | undefined> = { utc: undefined, local: undefined };
+/** Plans per catalogue (types are looked up by name in it) and zoneless reading. */
+const caches = new WeakMap<Catalogue, Record<Zoneless, PlanCache | undefined>>();
 
-export function planOf(type: TypeRef, zoneless: Zoneless): Plan {
-  const cache = (caches[zoneless] ??= new PlanCache(zoneless));
+export function planOf(type: TypeRef, zoneless: Zoneless, catalogue: Catalogue = CATALOGUE): Plan {
+  let byZone = caches.get(catalogue);
+  if (byZone === undefined) caches.set(catalogue, (byZone = { utc: undefined, local: undefined }));
+  const cache = (byZone[zoneless] ??= new PlanCache(zoneless, catalogue));
   return cache.plan(type);
 }

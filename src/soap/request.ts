@@ -4,7 +4,7 @@
  * are compiled once into string fragments; a call only coerces, escapes and concatenates.
  */
 import type { OperationDef, ParamDef } from '../catalogue/types';
-import { encodedTypesNamespace, enumType, soapAction } from '../catalogue';
+import { CATALOGUE, encodedTypesNamespace, soapAction, type Catalogue } from '../catalogue';
 import { GatewayError } from '../errors';
 import {
   CoerceError,
@@ -35,6 +35,8 @@ export interface BuildOptions {
   transport: Transport;
   namespace: string;
   path: string;
+  /** Where the operation's enumerations are defined (default: the package's catalogue). */
+  catalogue?: Catalogue;
 }
 
 type Kind = 'string' | 'int' | 'double' | 'boolean' | 'dateTime' | 'base64' | 'enum' | 'list';
@@ -58,6 +60,7 @@ interface ParamPlan {
 
 interface Plan {
   readonly namespace: string;
+  readonly catalogue: Catalogue;
   readonly params: readonly ParamPlan[];
   /** Parameter names (null prototype: no inherited keys). */
   readonly names: Readonly<Record<string, true>>;
@@ -101,7 +104,7 @@ function itemXsdType(p: ParamDef): string {
   return `xsd:${p.type.item.name}`;
 }
 
-function compile(op: OperationDef, transport: Transport, namespace: string): Plan {
+function compile(op: OperationDef, transport: Transport, namespace: string, catalogue: Catalogue): Plan {
   const soap = transport === 'soap11' || transport === 'soap12';
   const rpc = soap && op.style === 'rpc';
   const v12 = transport === 'soap12';
@@ -138,10 +141,12 @@ function compile(op: OperationDef, transport: Transport, namespace: string): Pla
       itemClose,
       openTail,
       key: `${encodeURIComponent(n)}=`,
-      wireDefault: wireDefault(def.type, def.allowed),
+      wireDefault: wireDefault(def.type, def.allowed, catalogue),
       enumName: def.type.kind === 'enum' ? def.type.name : '',
       enumValues:
-        def.type.kind === 'enum' ? new Set(def.allowed ?? enumType(def.type.name).values) : undefined,
+        def.type.kind === 'enum'
+          ? new Set(def.allowed ?? catalogue.enumType(def.type.name).values)
+          : undefined,
     };
   });
   const action = soapAction(namespace, op.name);
@@ -172,14 +177,14 @@ function compile(op: OperationDef, transport: Transport, namespace: string): Pla
   }
   const names = Object.create(null) as Record<string, true>;
   for (const p of op.params) names[p.name] = true;
-  return { namespace, params, names, head, tail, headers, rpc };
+  return { namespace, catalogue, params, names, head, tail, headers, rpc };
 }
 
-/** Per operation and transport, the plans by namespace (in practice one namespace per operation). */
+/** Per operation and transport, the plans by namespace and catalogue (in practice one of each per operation). */
 type PlanSlots = Record<Transport, Plan[] | undefined>;
 const plans = new WeakMap<OperationDef, PlanSlots>();
 
-function planFor(op: OperationDef, transport: Transport, namespace: string): Plan {
+function planFor(op: OperationDef, transport: Transport, namespace: string, catalogue: Catalogue): Plan {
   let slots = plans.get(op);
   if (!slots) {
     slots = { soap11: undefined, soap12: undefined, get: undefined, post: undefined };
@@ -188,9 +193,9 @@ function planFor(op: OperationDef, transport: Transport, namespace: string): Pla
   const list = (slots[transport] ??= []);
   for (let i = 0; i < list.length; i++) {
     const plan = list[i] as Plan;
-    if (plan.namespace === namespace) return plan;
+    if (plan.namespace === namespace && plan.catalogue === catalogue) return plan;
   }
-  const plan = compile(op, transport, namespace);
+  const plan = compile(op, transport, namespace, catalogue);
   list.push(plan);
   return plan;
 }
@@ -271,7 +276,7 @@ export function buildRequest(
   params: Record<string, unknown>,
   opts: BuildOptions,
 ): WireRequest {
-  const plan = planFor(op, opts.transport, opts.namespace);
+  const plan = planFor(op, opts.transport, opts.namespace, opts.catalogue ?? CATALOGUE);
   try {
     for (const k in params) {
       if (plan.names[k] !== true && params[k] !== undefined) throw new CoerceError(`unknown parameter ${k}`);

@@ -3,7 +3,7 @@
  * the Host/Origin guard in front of the page and the control API. The wire layer hands every request here first.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { OPERATIONS } from '../../catalogue';
+import { CATALOGUE, type Catalogue } from '../../catalogue';
 import { escapeAttr } from '../../soap/escape';
 import type { EmulatorControl } from '../contract';
 import type { FaultInjector } from '../wire/fault-injection';
@@ -25,6 +25,8 @@ export interface ConsoleOptions {
   readonly countryCode?: string;
   /** How often the clock is checked while the page is open (default 1000 ms). */
   readonly tickMs?: number;
+  /** Whose operation names the fault form offers (default: the package's catalogue). */
+  readonly catalogue?: Catalogue;
 }
 
 export interface SandboxConsole {
@@ -44,21 +46,26 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
-/** The fault form offers the operation names of the catalogue. */
-const PAGE_HTML = CONSOLE_HTML.replace(
-  '<datalist id="operations"></datalist>',
-  `<datalist id="operations">${[...new Set(OPERATIONS.map((o) => o.name))]
-    .sort()
-    .map((n) => `<option value="${escapeAttr(n)}">`)
-    .join('')}</datalist>`,
-);
+type Assets = Readonly<Record<string, { type: string; body: Buffer }>>;
 
-const ASSETS: Readonly<Record<string, { type: string; body: Buffer }>> = {
-  '/': { type: 'text/html; charset=utf-8', body: Buffer.from(PAGE_HTML, 'utf8') },
-  '/console/console.js': { type: 'text/javascript; charset=utf-8', body: Buffer.from(CONSOLE_JS, 'utf8') },
-  '/console/console.css': { type: 'text/css; charset=utf-8', body: Buffer.from(CONSOLE_CSS, 'utf8') },
-  '/console/favicon.svg': { type: 'image/svg+xml', body: Buffer.from(FAVICON_SVG, 'utf8') },
-};
+/** The console's files; the fault form offers the operation names of the catalogue. */
+function assetsOf(catalogue: Catalogue): Assets {
+  const page = CONSOLE_HTML.replace(
+    '<datalist id="operations"></datalist>',
+    `<datalist id="operations">${[...new Set(catalogue.operations.map((o) => o.name))]
+      .sort()
+      .map((n) => `<option value="${escapeAttr(n)}">`)
+      .join('')}</datalist>`,
+  );
+  return {
+    '/': { type: 'text/html; charset=utf-8', body: Buffer.from(page, 'utf8') },
+    '/console/console.js': { type: 'text/javascript; charset=utf-8', body: Buffer.from(CONSOLE_JS, 'utf8') },
+    '/console/console.css': { type: 'text/css; charset=utf-8', body: Buffer.from(CONSOLE_CSS, 'utf8') },
+    '/console/favicon.svg': { type: 'image/svg+xml', body: Buffer.from(FAVICON_SVG, 'utf8') },
+  };
+}
+
+const ASSETS: Assets = assetsOf(CATALOGUE);
 
 const isConsolePath = (p: string): boolean => p === '/' || p === '/console' || p.startsWith('/console/');
 const isControlPath = (p: string): boolean => p === '/_emulator' || p.startsWith('/_emulator/');
@@ -76,6 +83,7 @@ function plain(res: ServerResponse, status: number, text: string, extra: Record<
 }
 
 export function createConsole(options: ConsoleOptions): SandboxConsole {
+  const assets = options.catalogue && options.catalogue !== CATALOGUE ? assetsOf(options.catalogue) : ASSETS;
   const feed = new ConsoleFeed({
     control: options.control,
     faults: options.faults,
@@ -120,7 +128,7 @@ export function createConsole(options: ConsoleOptions): SandboxConsole {
       res.end();
       return true;
     }
-    const asset = ASSETS[pathname];
+    const asset = assets[pathname];
     if (!asset) {
       plain(res, 404, 'Not Found');
       return true;

@@ -1,4 +1,4 @@
-import { complexType } from '../../catalogue';
+import type { Catalogue } from '../../catalogue/catalogue';
 import type { TypeRef } from '../../catalogue/types';
 import { escapeText } from '../../soap/escape';
 import type { SoapVersion } from './ns';
@@ -35,7 +35,10 @@ export class EncodedWriter {
     return this.refs.join('');
   }
 
-  constructor(private readonly version: SoapVersion) {}
+  constructor(
+    private readonly version: SoapVersion,
+    private readonly catalogue: Catalogue,
+  ) {}
 
   accessor(name: string, type: TypeRef, value: unknown, typed = true): string {
     if (isNull(type, value)) return `<${name} xsi:nil="true" />`;
@@ -58,10 +61,12 @@ export class EncodedWriter {
     if (type.kind === 'complex') {
       const record = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
       let inner = '';
-      for (const f of complexType(type.name).fields) {
+      for (const f of this.catalogue.complexType(type.name).fields) {
         // As in literal: a value-type field is always written (its default when unset).
         const v =
-          record[f.name] === undefined && isValueType(f.type) ? dotnetDefault(f.type) : record[f.name];
+          record[f.name] === undefined && isValueType(f.type)
+            ? dotnetDefault(f.type, this.catalogue)
+            : record[f.name];
         if (v === undefined) continue;
         inner += this.accessor(f.name, f.type, v);
       }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Catalogue } from '../../catalogue/catalogue';
 import type { OperationDef, ServiceName } from '../../catalogue/types';
 import type { CallContext, EmulatorControl, GatewayBackend, ParamValues, WireTransport } from '../contract';
 import type { ActiveFault, FaultInjector } from './fault-injection';
@@ -12,6 +13,8 @@ export interface ServiceEntry {
   readonly path: string;
   readonly ns: string;
   readonly ops: readonly OperationDef[];
+  /** The catalogue the operations come from: their types are looked up there. */
+  readonly catalogue: Catalogue;
   /** Name of the service in its WSDL and help page. */
   readonly wsdlName: string;
 }

@@ -5,7 +5,7 @@
  * against them. The answer is built from the catalogue (which field of the result holds which enumeration),
  * so any backend gets it and the wire writes it as it writes every other answer.
  */
-import { COMPLEX_TYPES, ENUMS, type OperationDef } from '../../catalogue';
+import { CATALOGUE, type Catalogue, type OperationDef } from '../../catalogue';
 import { CountedQueue } from './counted-queue';
 
 export type StatusEnum = 'LoginStatus' | 'CreateStatus' | 'ParseStatus';
@@ -39,19 +39,21 @@ function envelopeOf(op: OperationDef): string | undefined {
 }
 
 /** The field of the operation's Value that holds `name`, '' for the envelope's StatusCode, undefined if none. */
-function fieldOf(op: OperationDef, name: StatusEnum): string | undefined {
+function fieldOf(op: OperationDef, name: StatusEnum, catalogue: Catalogue): string | undefined {
   const envelope = envelopeOf(op);
   if (envelope === undefined) return undefined;
   if (name === 'LoginStatus') return '';
-  const value = COMPLEX_TYPES[envelope]?.fields.find((f) => f.name === 'Value')?.type;
+  const value = catalogue.complexTypes[envelope]?.fields.find((f) => f.name === 'Value')?.type;
   if (value?.kind !== 'complex') return undefined;
-  const field = COMPLEX_TYPES[value.name]?.fields.find((f) => f.type.kind === 'enum' && f.type.name === name);
+  const field = catalogue.complexTypes[value.name]?.fields.find(
+    (f) => f.type.kind === 'enum' && f.type.name === name,
+  );
   return field?.name;
 }
 
 /** The result object the backend would have returned with this status (value-type fields at their default). */
-function answerOf(op: OperationDef, status: ForcedStatus): unknown {
-  const field = fieldOf(op, status.enum);
+function answerOf(op: OperationDef, status: ForcedStatus, catalogue: Catalogue): unknown {
+  const field = fieldOf(op, status.enum, catalogue);
   const envelope = field
     ? { StatusCode: 'Ok', Value: { [field]: status.value } }
     : { StatusCode: status.value };
@@ -61,11 +63,14 @@ function answerOf(op: OperationDef, status: ForcedStatus): unknown {
 export class StatusForcer {
   private readonly queue = new CountedQueue<ForcedStatus>();
 
+  /** `catalogue`: where the results' types are defined (default: the package's). */
+  constructor(private readonly catalogue: Catalogue = CATALOGUE) {}
+
   /** Validates and queues; throws a TypeError with a readable message on bad input. */
   add(spec: ForcedStatusSpec): ForcedStatus {
     if (!STATUS_ENUMS.includes(spec.enum))
       throw new TypeError(`enum must be one of ${STATUS_ENUMS.join(', ')}`);
-    const members = ENUMS[spec.enum]!.values.filter((v) => v !== 'Ok');
+    const members = this.catalogue.enumType(spec.enum).values.filter((v) => v !== 'Ok');
     if (!members.includes(spec.value))
       throw new TypeError(`value must be a ${spec.enum} other than Ok: ${members.join(', ')}`);
     const count = spec.count ?? 1;
@@ -94,8 +99,10 @@ export class StatusForcer {
    */
   take(op: OperationDef): unknown {
     const status = this.queue.take(
-      (s) => (s.operation === undefined || s.operation === op.name) && fieldOf(op, s.enum) !== undefined,
+      (s) =>
+        (s.operation === undefined || s.operation === op.name) &&
+        fieldOf(op, s.enum, this.catalogue) !== undefined,
     );
-    return status === undefined ? undefined : answerOf(op, status);
+    return status === undefined ? undefined : answerOf(op, status, this.catalogue);
   }
 }

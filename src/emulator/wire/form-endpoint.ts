@@ -30,12 +30,13 @@ function unknownMethod(entry: ServiceEntry, methodName: string): FormError {
 
 function readParams(
   ex: Exchange,
+  entry: ServiceEntry,
   op: OperationDef,
   isGet: boolean,
   body: Buffer,
   query: string,
 ): ParamValues {
-  if (isGet) return readFormParams(op, collectForm(query));
+  if (isGet) return readFormParams(op, collectForm(query), entry.catalogue);
   const contentType = ex.req.headers['content-type'];
   if (mediaTypeOf(contentType).type !== 'application/x-www-form-urlencoded') {
     throw new FormError(
@@ -43,7 +44,7 @@ function readParams(
       `Request format is invalid: ${contentType ?? ''}.`,
     );
   }
-  return readFormParams(op, collectForm(body.toString('utf8')));
+  return readFormParams(op, collectForm(body.toString('utf8')), entry.catalogue);
 }
 
 /**
@@ -89,7 +90,7 @@ export async function handleForm(
   }
   let xml: string;
   try {
-    const params = readParams(ex, op, isGet, body, query);
+    const params = readParams(ex, entry, op, isGet, body, query);
     let result: unknown;
     try {
       result = invokeNow(ctx, ex, op, params, transport);
@@ -99,7 +100,7 @@ export async function handleForm(
       const type = err instanceof Error && err.name !== 'Error' ? `System.${err.name}` : 'System.Exception';
       throw new FormError(type, errorMessage(err));
     }
-    xml = writeBareResponse(op, entry.ns, result);
+    xml = writeBareResponse(op, entry.ns, result, entry.catalogue);
   } catch (err) {
     sendError(err instanceof FormError ? err : new FormError('System.Exception', errorMessage(err)));
     return;

@@ -1,4 +1,4 @@
-import { enumType } from '../../catalogue';
+import type { Catalogue } from '../../catalogue/catalogue';
 import type { OperationDef, TypeRef } from '../../catalogue/types';
 import { ValueFormatError, parseDateTime } from '../../soap/values';
 import type { ParamValues } from '../contract';
@@ -74,8 +74,8 @@ function convertDate(value: string): Date | null {
  * not. A number that is no member is returned as its digits (e.g. '99'): the operation then meets a value it does
  * not know and answers as it does for one (docs/assumptions.md).
  */
-function convertEnum(value: string, typeName: string): string {
-  const def = enumType(typeName);
+function convertEnum(value: string, typeName: string, catalogue: Catalogue): string {
+  const def = catalogue.enumType(typeName);
   const s = value.trim();
   if (def.values.includes(s)) return s;
   if (/^[+-]?\d+$/.test(s)) {
@@ -85,8 +85,8 @@ function convertEnum(value: string, typeName: string): string {
   return cannotConvert(value, typeName, `Requested value '${s}' was not found.`);
 }
 
-function convert(value: string, type: TypeRef): unknown {
-  if (type.kind === 'enum') return convertEnum(value, type.name);
+function convert(value: string, type: TypeRef, catalogue: Catalogue): unknown {
+  if (type.kind === 'enum') return convertEnum(value, type.name, catalogue);
   if (type.kind !== 'primitive') return undefined;
   switch (type.name) {
     case 'string':
@@ -120,7 +120,11 @@ export function collectForm(text: string): Map<string, string[]> {
   return out;
 }
 
-export function readFormParams(op: OperationDef, form: Map<string, string[]>): ParamValues {
+export function readFormParams(
+  op: OperationDef,
+  form: Map<string, string[]>,
+  catalogue: Catalogue,
+): ParamValues {
   const values: ParamValues = {};
   for (const p of op.params) {
     const given = form.get(p.name.toLowerCase());
@@ -133,14 +137,14 @@ export function readFormParams(op: OperationDef, form: Map<string, string[]>): P
         );
       if (p.type.kind === 'list') {
         const item = p.type.item;
-        values[p.name] = given.map((v) => convert(v, item));
+        values[p.name] = given.map((v) => convert(v, item, catalogue));
       } else {
         values[p.name] = Buffer.from(given.map((v) => convertInt(v, 0, 255, 'System.Byte')));
       }
       continue;
     }
     if (!given) throw new FormError('System.InvalidOperationException', `Missing parameter: ${p.name}.`);
-    values[p.name] = convert(given.join(','), p.type);
+    values[p.name] = convert(given.join(','), p.type, catalogue);
   }
   return values;
 }

@@ -1,4 +1,5 @@
 import { encodedTypesNamespace } from '../../catalogue';
+import type { Catalogue } from '../../catalogue/catalogue';
 import type { OperationDef } from '../../catalogue/types';
 import { EncodedWriter } from './encoded';
 import { escapeText } from '../../soap/escape';
@@ -9,8 +10,14 @@ const ENVELOPE_NS = (v: SoapVersion): string =>
   `xmlns:soap="${envelopeNs(v)}" xmlns:xsi="${NS.xsi}" xmlns:xsd="${NS.xsd}"`;
 
 /** Document/literal: `<OpResponse xmlns="ns"><OpResult>…</OpResult></OpResponse>` on one line. */
-function literalResponse(op: OperationDef, ns: string, version: SoapVersion, result: unknown): string {
-  const inner = literalElement(`${op.name}Result`, op.result.type, result, 0, false);
+function literalResponse(
+  op: OperationDef,
+  ns: string,
+  version: SoapVersion,
+  result: unknown,
+  catalogue: Catalogue,
+): string {
+  const inner = literalElement(`${op.name}Result`, op.result.type, result, 0, false, catalogue);
   const wrapper = inner
     ? `<${op.name}Response xmlns="${ns}">${inner}</${op.name}Response>`
     : `<${op.name}Response xmlns="${ns}" />`;
@@ -18,9 +25,15 @@ function literalResponse(op: OperationDef, ns: string, version: SoapVersion, res
 }
 
 /** RPC/encoded (§5.4 / §5.5): prefixed wrapper, unqualified accessor with xsi:type, rpc:result first on 1.2. */
-function encodedResponse(op: OperationDef, ns: string, version: SoapVersion, result: unknown): string {
+function encodedResponse(
+  op: OperationDef,
+  ns: string,
+  version: SoapVersion,
+  result: unknown,
+  catalogue: Catalogue,
+): string {
   const name = `${op.name}Result`;
-  const writer = new EncodedWriter(version);
+  const writer = new EncodedWriter(version, catalogue);
   const accessor = writer.accessor(name, op.result.type, result);
   const decls =
     `xmlns:soap="${envelopeNs(version)}" xmlns:soapenc="${encodingNs(version)}" xmlns:tns="${ns}" ` +
@@ -38,14 +51,20 @@ export function writeSoapResponse(
   ns: string,
   version: SoapVersion,
   result: unknown,
+  catalogue: Catalogue,
 ): string {
   return op.style === 'rpc'
-    ? encodedResponse(op, ns, version, result)
-    : literalResponse(op, ns, version, result);
+    ? encodedResponse(op, ns, version, result, catalogue)
+    : literalResponse(op, ns, version, result, catalogue);
 }
 
 /** HTTP GET/POST (§7.3): the bare result named per the catalogue, indented with CRLF. */
-export function writeBareResponse(op: OperationDef, ns: string, result: unknown): string {
+export function writeBareResponse(
+  op: OperationDef,
+  ns: string,
+  result: unknown,
+  catalogue: Catalogue,
+): string {
   const { type, bare } = op.result;
   const head = `${XML_DECL}\r\n`;
   const xsiXsd = `xmlns:xsi="${NS.xsi}" xmlns:xsd="${NS.xsd}"`;
@@ -57,13 +76,13 @@ export function writeBareResponse(op: OperationDef, ns: string, result: unknown)
     return text ? `${head}<${bare} xmlns="${ns}">${text}</${bare}>` : `${head}<${bare} xmlns="${ns}" />`;
   }
   let inner = '';
-  if (type.kind === 'complex') inner = complexContent(type.name, result, 1, true);
+  if (type.kind === 'complex') inner = complexContent(type.name, result, 1, true, catalogue);
   else if (Array.isArray(result)) {
     for (const item of result) {
       inner +=
         item === null || item === undefined
           ? `\r\n  <${type.itemElement} xsi:nil="true" />`
-          : literalElement(type.itemElement, type.item, item, 1, true);
+          : literalElement(type.itemElement, type.item, item, 1, true, catalogue);
     }
   }
   return inner

@@ -1,4 +1,4 @@
-import { complexType, enumType } from '../../catalogue';
+import type { Catalogue } from '../../catalogue/catalogue';
 import type { TypeRef } from '../../catalogue/types';
 import { escapeText } from '../../soap/escape';
 import {
@@ -44,8 +44,8 @@ export function scalarText(type: TypeRef, value: unknown): string {
  * .NET's default of a value type (int, double, boolean, dateTime, enum): what a field nobody set holds, and what
  * an absent parameter becomes. Undefined for reference types (string, base64Binary, lists, classes).
  */
-export function dotnetDefault(type: TypeRef): unknown {
-  if (type.kind === 'enum') return enumType(type.name).values[0];
+export function dotnetDefault(type: TypeRef, catalogue: Catalogue): unknown {
+  if (type.kind === 'enum') return catalogue.enumType(type.name).values[0];
   if (type.kind !== 'primitive') return undefined;
   switch (type.name) {
     case 'int':
@@ -71,11 +71,12 @@ export function literalElement(
   value: unknown,
   depth: number,
   pretty: boolean,
+  catalogue: Catalogue,
 ): string {
   // A null reference is omitted; a value type is always written, with its default when nothing was set.
   if (value === undefined || value === null) {
     if (!isValueType(type)) return '';
-    value = dotnetDefault(type);
+    value = dotnetDefault(type, catalogue);
   }
   const pad = indent(pretty, depth);
   if (type.kind === 'list') {
@@ -86,12 +87,12 @@ export function literalElement(
       inner +=
         item === null || item === undefined
           ? `${indent(pretty, depth + 1)}<${type.itemElement} xsi:nil="true" />`
-          : literalElement(type.itemElement, type.item, item, depth + 1, pretty);
+          : literalElement(type.itemElement, type.item, item, depth + 1, pretty, catalogue);
     }
     return `${pad}<${name}>${inner}${pad}</${name}>`;
   }
   if (type.kind === 'complex') {
-    const inner = complexContent(type.name, value, depth + 1, pretty);
+    const inner = complexContent(type.name, value, depth + 1, pretty, catalogue);
     return inner ? `${pad}<${name}>${inner}${pad}</${name}>` : `${pad}<${name} />`;
   }
   const text = escapeText(scalarText(type, value));
@@ -99,11 +100,17 @@ export function literalElement(
 }
 
 /** The fields of a complex value in declaration order: reference fields left undefined are omitted. */
-export function complexContent(typeName: string, value: unknown, depth: number, pretty: boolean): string {
+export function complexContent(
+  typeName: string,
+  value: unknown,
+  depth: number,
+  pretty: boolean,
+  catalogue: Catalogue,
+): string {
   if (typeof value !== 'object' || value === null) return '';
   const record = value as Record<string, unknown>;
   let out = '';
-  for (const f of complexType(typeName).fields)
-    out += literalElement(f.name, f.type, record[f.name], depth, pretty);
+  for (const f of catalogue.complexType(typeName).fields)
+    out += literalElement(f.name, f.type, record[f.name], depth, pretty, catalogue);
   return out;
 }

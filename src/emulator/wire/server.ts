@@ -83,6 +83,7 @@ export function createRequestHandler(
           serviceName: entry.wsdlName,
           ns: entry.ns,
           ops: entry.ops,
+          catalogue: entry.catalogue,
           location,
           enableGet: cfg.enableGet,
           enablePost: cfg.enablePost,

@@ -47,7 +47,7 @@ export async function handleSoap(
       outcome.version === '1.1' ? 'soap11' : 'soap12',
     );
     if (isThenable(result)) result = await result;
-    xml = writeSoapResponse(outcome.op, entry.ns, outcome.version, result);
+    xml = writeSoapResponse(outcome.op, entry.ns, outcome.version, result, entry.catalogue);
   } catch (err) {
     sendFault(ctx, ex, outcome.version, err instanceof WireFault ? err : unableToProcess(errorMessage(err)));
     return;

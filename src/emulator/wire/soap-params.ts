@@ -1,4 +1,4 @@
-import { enumType } from '../../catalogue';
+import type { Catalogue } from '../../catalogue/catalogue';
 import type { OperationDef, TypeRef } from '../../catalogue/types';
 import {
   ValueFormatError,
@@ -74,11 +74,11 @@ function isValueType(type: TypeRef): boolean {
   );
 }
 
-function readScalar(el: XmlElement, type: TypeRef): unknown {
+function readScalar(el: XmlElement, type: TypeRef, catalogue: Catalogue): unknown {
   const text = el.text;
   try {
     if (type.kind === 'enum') {
-      const def = enumType(type.name);
+      const def = catalogue.enumType(type.name);
       const name = text.trim();
       if (!def.values.includes(name))
         valueFault(el, `Instance validation error: '${text}' is not a valid value for ${type.name}.`);
@@ -108,7 +108,7 @@ function readScalar(el: XmlElement, type: TypeRef): unknown {
 
 // ---------- document/literal
 
-function readLiteral(el: XmlElement, type: TypeRef, ns: string): unknown {
+function readLiteral(el: XmlElement, type: TypeRef, ns: string, catalogue: Catalogue): unknown {
   // XmlSerializer checks xsi:nil only where null fits: a value type is read with ReadElementString, so
   // <JobPriority xsi:nil="true" /> is the empty string, which the number, date or enum reader refuses (a Client
   // fault), and a nil element with text is read as that text.
@@ -116,10 +116,10 @@ function readLiteral(el: XmlElement, type: TypeRef, ns: string): unknown {
   if (type.kind === 'list') {
     return el.children
       .filter((c) => c.local === type.itemElement && c.ns === ns)
-      .map((c) => readLiteral(c, type.item, ns));
+      .map((c) => readLiteral(c, type.item, ns, catalogue));
   }
   if (type.kind === 'complex') return undefined;
-  return readScalar(el, type);
+  return readScalar(el, type, catalogue);
 }
 
 /** Each operation's parameter names in order, all undefined (made once per operation). */
@@ -143,12 +143,13 @@ export function readLiteralParams(
   op: OperationDef,
   wrapper: XmlElement | undefined,
   ns: string,
+  catalogue: Catalogue,
 ): ParamValues {
   const values = blankParams(op);
   const matches = wrapper !== undefined && wrapper.local === op.name && wrapper.ns === ns;
   for (const p of op.params) {
     const el = matches ? childNamed(wrapper, p.name, ns) : undefined;
-    values[p.name] = el ? readLiteral(el, p.type, ns) : dotnetDefault(p.type);
+    values[p.name] = el ? readLiteral(el, p.type, ns, catalogue) : dotnetDefault(p.type, catalogue);
   }
   return values;
 }
@@ -193,18 +194,18 @@ function isEncodedArray(el: XmlElement): boolean {
   return q.local === 'Array' && (q.ns === NS.enc11 || q.ns === NS.enc12);
 }
 
-function readEncoded(raw: XmlElement, type: TypeRef, body: XmlElement): unknown {
+function readEncoded(raw: XmlElement, type: TypeRef, body: XmlElement, catalogue: Catalogue): unknown {
   const el = deref(raw, body);
   // The encoded reader (ReadReferencingElement) returns null for xsi:nil before it looks at the type; a value
   // type member then keeps its default (0, the first enum member, DateTime.MinValue) and the call goes on.
-  if (isNil(el)) return dotnetDefault(type);
+  if (isNil(el)) return dotnetDefault(type, catalogue);
   if (type.kind === 'list') {
     // The .NET reader does not see an array without arrayType/itemType: the parameter stays null.
     if (!isEncodedArray(el)) return undefined;
-    return el.children.map((c) => readEncoded(c, type.item, body));
+    return el.children.map((c) => readEncoded(c, type.item, body, catalogue));
   }
   if (type.kind === 'complex') return undefined;
-  return readScalar(el, type);
+  return readScalar(el, type, catalogue);
 }
 
 export function readEncodedParams(
@@ -212,12 +213,13 @@ export function readEncodedParams(
   wrapper: XmlElement | undefined,
   ns: string,
   body: XmlElement,
+  catalogue: Catalogue,
 ): ParamValues {
   const values: ParamValues = {};
   const matches = wrapper !== undefined && wrapper.local === op.name && wrapper.ns === ns;
   for (const p of op.params) {
     const el = matches ? childNamed(wrapper, p.name, '') : undefined;
-    values[p.name] = el ? readEncoded(el, p.type, body) : dotnetDefault(p.type);
+    values[p.name] = el ? readEncoded(el, p.type, body, catalogue) : dotnetDefault(p.type, catalogue);
   }
   return values;
 }

@@ -1,4 +1,4 @@
-import { soapAction } from '../../catalogue';
+import { soapAction, type Catalogue } from '../../catalogue';
 import type { OperationDef } from '../../catalogue/types';
 import type { ParamValues } from '../contract';
 import { WireFault, clientFault, unableToProcess, unableToRead, versionMismatch } from './faults';
@@ -6,10 +6,11 @@ import { NS, type SoapVersion } from './ns';
 import { childNamed, readEncodedParams, readLiteralParams } from './soap-params';
 import { XmlRejected, attr, parseXml, type XmlElement, type XmlLimits } from './xml-tree';
 
-/** One service as the SOAP endpoint sees it: its namespace and operations. */
+/** One service as the SOAP endpoint sees it: its namespace, operations and the catalogue of their types. */
 export interface ServiceBinding {
   readonly ns: string;
   readonly ops: readonly OperationDef[];
+  readonly catalogue: Catalogue;
 }
 
 export type SoapOutcome =
@@ -247,8 +248,8 @@ export function readSoapRequest(
   try {
     const params =
       op.style === 'rpc'
-        ? readEncodedParams(op, wrapper, binding.ns, bodyEl)
-        : readLiteralParams(op, wrapper, binding.ns);
+        ? readEncodedParams(op, wrapper, binding.ns, bodyEl, binding.catalogue)
+        : readLiteralParams(op, wrapper, binding.ns, binding.catalogue);
     return { kind: 'call', version, op, params };
   } catch (err) {
     if (err instanceof WireFault) return fault(version, err, op);

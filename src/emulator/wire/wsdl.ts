@@ -1,4 +1,4 @@
-import { COMPLEX_TYPES, ENUMS, encodedTypesNamespace, soapAction } from '../../catalogue';
+import { encodedTypesNamespace, soapAction, type Catalogue } from '../../catalogue';
 import type { OperationDef, ParamDef, TypeRef } from '../../catalogue/types';
 import { escapeAttr, escapeText } from '../../soap/escape';
 import { NS, XML_DECL } from './ns';
@@ -12,6 +12,8 @@ export interface WsdlInput {
   serviceName: string;
   ns: string;
   ops: readonly OperationDef[];
+  /** Where the operations' types are defined. */
+  catalogue: Catalogue;
   location: string;
   enableGet: boolean;
   enablePost: boolean;
@@ -45,7 +47,7 @@ function elementDecl(name: string, type: TypeRef, pad: string, tns = 'tns'): str
 }
 
 /** Every enum, complex and list type reachable from `roots`, in first-seen order. */
-function collectTypes(roots: TypeRef[]): TypeRef[] {
+function collectTypes(roots: TypeRef[], catalogue: Catalogue): TypeRef[] {
   const seen = new Map<string, TypeRef>();
   const visit = (t: TypeRef): void => {
     if (t.kind === 'primitive') return;
@@ -53,16 +55,17 @@ function collectTypes(roots: TypeRef[]): TypeRef[] {
     if (seen.has(key)) return;
     seen.set(key, t);
     if (t.kind === 'list') visit(t.item);
-    if (t.kind === 'complex') for (const f of COMPLEX_TYPES[t.name]?.fields ?? []) visit(f.type);
+    if (t.kind === 'complex') for (const f of catalogue.complexType(t.name).fields) visit(f.type);
   };
   roots.forEach(visit);
   return [...seen.values()];
 }
 
-function namedTypeDecl(t: TypeRef, tns = 'tns'): string {
+function namedTypeDecl(t: TypeRef, catalogue: Catalogue, tns = 'tns'): string {
   if (t.kind === 'enum') {
-    const values = (ENUMS[t.name]?.values ?? [])
-      .map((v) => `          <s:enumeration value="${escapeAttr(v)}" />\n`)
+    const values = catalogue
+      .enumType(t.name)
+      .values.map((v) => `          <s:enumeration value="${escapeAttr(v)}" />\n`)
       .join('');
     return `      <s:simpleType name="${t.name}">\n        <s:restriction base="s:string">\n${values}        </s:restriction>\n      </s:simpleType>\n`;
   }
@@ -75,8 +78,9 @@ function namedTypeDecl(t: TypeRef, tns = 'tns'): string {
     );
   }
   if (t.kind === 'complex') {
-    const fields = (COMPLEX_TYPES[t.name]?.fields ?? [])
-      .map((f) => elementDecl(f.name, f.type, '          ', tns))
+    const fields = catalogue
+      .complexType(t.name)
+      .fields.map((f) => elementDecl(f.name, f.type, '          ', tns))
       .join('');
     return `      <s:complexType name="${t.name}">\n        <s:sequence>\n${fields}        </s:sequence>\n      </s:complexType>\n`;
   }
@@ -87,7 +91,7 @@ const isFormArray = (p: ParamDef): boolean =>
   p.type.kind === 'list' || (p.type.kind === 'primitive' && p.type.name === 'base64Binary');
 
 export function generateWsdl(w: WsdlInput): string {
-  const { ns, ops, serviceName: svc } = w;
+  const { ns, ops, serviceName: svc, catalogue } = w;
   const docOps = ops.filter((o) => o.style === 'document');
   const rpcOps = ops.filter((o) => o.style === 'rpc');
   const httpProtocols = [...(w.enableGet ? ['Get'] : []), ...(w.enablePost ? ['Post'] : [])];
@@ -106,7 +110,7 @@ export function generateWsdl(w: WsdlInput): string {
   }
   const literalRoots = [...docOps.flatMap((o) => [...o.params.map((p) => p.type), o.result.type])];
   if (httpProtocols.length) literalRoots.push(...ops.map((o) => o.result.type));
-  for (const t of collectTypes(literalRoots)) literal += namedTypeDecl(t);
+  for (const t of collectTypes(literalRoots, catalogue)) literal += namedTypeDecl(t, catalogue);
   if (httpProtocols.length) {
     const bares = new Map<string, TypeRef>();
     for (const op of ops) bares.set(op.result.bare, op.result.type);
@@ -120,13 +124,14 @@ export function generateWsdl(w: WsdlInput): string {
   if (rpcOps.length) {
     // .NET writes elementFormDefault="qualified" on this schema too, though its section-5 types declare no element.
     encoded = `    <s:schema elementFormDefault="qualified" targetNamespace="${escapeAttr(encNs)}">\n      <s:import namespace="${NS.enc11}" />\n      <s:import namespace="${WSDL_NS}" />\n`;
-    for (const t of collectTypes(rpcOps.flatMap((o) => [...o.params.map((p) => p.type), o.result.type]))) {
+    const rpcRoots = rpcOps.flatMap((o) => [...o.params.map((p) => p.type), o.result.type]);
+    for (const t of collectTypes(rpcRoots, catalogue)) {
       if (t.kind === 'list') {
         encoded +=
           `      <s:complexType name="${typeLocalName(t)}">\n        <s:complexContent mixed="false">\n          <s:restriction base="soapenc:Array">\n` +
           `            <s:attribute wsdl:arrayType="${qname(t.item, 's1')}[]" ref="soapenc:arrayType" />\n` +
           `          </s:restriction>\n        </s:complexContent>\n      </s:complexType>\n`;
-      } else encoded += namedTypeDecl(t, 's1');
+      } else encoded += namedTypeDecl(t, catalogue, 's1');
     }
     encoded += '    </s:schema>\n';
   }

@@ -28,7 +28,10 @@ describe('emulator state: control and snapshot', () => {
       /no business logic for information\/QueryJobCount \(export queryJobCount from src\/emulator\/state\/ops-info\.ts\)/,
     );
     const logic = { information: { queryJobCount: () => 7 } };
-    const state = new GatewayState({ catalogue: createCatalogue({ ...CATALOGUE, operations: [made] }), logic });
+    const state = new GatewayState({
+      catalogue: createCatalogue({ ...CATALOGUE, operations: [made] }),
+      logic,
+    });
     assert.deepEqual(state.invoke(made, AUTH, CTX), { StatusCode: 'Ok', Value: 7 });
   });
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { OPERATIONS, t } from '../../../src/catalogue';
+import { CATALOGUE, OPERATIONS, t } from '../../../src/catalogue';
 import type { OperationDef } from '../../../src/catalogue/types';
 import { writeSoapResponse } from '../../../src/emulator/wire/responses';
 import { generateWsdl } from '../../../src/emulator/wire/wsdl';
@@ -28,7 +28,7 @@ const all = (n: Node): Node[] => [n, ...n.children.flatMap(all)];
 
 describe('emulator wire: RPC/encoded complex results', () => {
   it('SOAP 1.1: href/id multi-refs after the wrapper, in order of first reference, soapenc:Array with arrayType', () => {
-    const root = parse(writeSoapResponse(op, NS, '1.1', value));
+    const root = parse(writeSoapResponse(op, NS, '1.1', value, CATALOGUE));
     const body = child(root, 'Body') as Node;
     const [wrapper, ...refs] = body.children;
     assert.equal(wrapper?.name, 'tns:GetInfoResponse');
@@ -60,7 +60,7 @@ describe('emulator wire: RPC/encoded complex results', () => {
   });
 
   it('SOAP 1.2: inline values with soapenc:id, itemType/arraySize, rpc:result first', () => {
-    const root = parse(writeSoapResponse(op, NS, '1.2', value));
+    const root = parse(writeSoapResponse(op, NS, '1.2', value, CATALOGUE));
     const wrapper = child(root, 'Body')?.children[0] as Node;
     assert.equal(child(root, 'Body')?.children.length, 1, 'no multi-refs');
     assert.equal(wrapper.children[0]?.name, 'rpc:result');
@@ -81,6 +81,7 @@ describe('emulator wire: RPC/encoded complex results', () => {
       serviceName: 'X',
       ns: NS,
       ops: [op],
+      catalogue: CATALOGUE,
       location: 'http://h/x.asmx',
       enableGet: false,
       enablePost: false,
