@@ -1,11 +1,11 @@
 /**
- * Regenerates the typed-method reference in docs/api.md (between the `generated:methods` markers) from the
- * catalogue. Run `npx tsx scripts/gen-api-doc.ts`; test/client/api-doc.test.ts fails when it is stale.
+ * The typed-method reference in docs/api.md (between the `generated:methods` markers), from the catalogue.
+ * `npm run generate` writes it (with every other generated output); test/scripts/generate.test.ts fails when
+ * it is stale.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as prettier from 'prettier';
-import { COMPLEX_TYPES, DEFAULT_PATHS, OPERATIONS } from '../src/catalogue';
+import { CATALOGUE, DEFAULT_PATHS, type Catalogue } from '../src/catalogue';
 import type { OperationDef, ParamDef, ServiceName, TypeRef } from '../src/catalogue/types';
 import { methodName } from '../src/client/names';
 
@@ -34,7 +34,7 @@ function param(p: ParamDef): string {
   return `\`${p.name}${p.optional ? '?' : ''}\`: ${typeText(p.type)}${allowed}${max}`;
 }
 
-function resolves(op: OperationDef): string {
+function resolves(op: OperationDef, catalogue: Catalogue): string {
   if (op.service === 'legacy') {
     switch (op.result.legacy) {
       case 'send':
@@ -48,7 +48,7 @@ function resolves(op: OperationDef): string {
   const t = op.result.type;
   if (t.kind === 'list') return '`(CreateJobInfo & { queued })[]`, one per job';
   const envelope = t.kind === 'complex' ? t.name : '';
-  const field = COMPLEX_TYPES[envelope]?.fields.find((f) => f.name === 'Value');
+  const field = catalogue.complexTypes[envelope]?.fields.find((f) => f.name === 'Value');
   const value = field ? typeText(field.type).replace(/^double$/, 'number') : '?';
   return op.sends ? `\`${value} & { queued }\`` : `\`${value}\``;
 }
@@ -65,39 +65,32 @@ function checks(op: OperationDef): string {
   return parts.join('; ');
 }
 
-export function methodsSection(): string {
+export function methodsSection(catalogue: Catalogue = CATALOGUE): string {
   let out = `${START}\n`;
   for (const s of SERVICES) {
     out += `\n### \`client.${s}\` (${DEFAULT_PATHS[s]})\n\n`;
     out +=
       '| Method | Operation | Parameters (credentials filled in) | Resolves with | Errors from the answer |\n';
     out += '|---|---|---|---|---|\n';
-    for (const op of OPERATIONS.filter((o) => o.service === s)) {
+    for (const op of catalogue.of(s)) {
       const params =
         op.params
           .filter((p) => !p.credential)
           .map(param)
           .join(', ') || '—';
       const sends = op.sends ? ' (sends; never retried)' : '';
-      out += `| \`${methodName(op)}\` | ${op.name}${sends} | ${params} | ${resolves(op)} | ${checks(op)} |\n`;
+      out += `| \`${methodName(op)}\` | ${op.name}${sends} | ${params} | ${resolves(op, catalogue)} | ${checks(op)} |\n`;
     }
   }
   return `${out}\n${END}`;
 }
 
 /** docs/api.md with the generated section replaced, formatted by prettier as the repository is. */
-export async function renderApiDoc(current: string): Promise<string> {
+export async function renderApiDoc(current: string, catalogue: Catalogue = CATALOGUE): Promise<string> {
   const a = current.indexOf(START);
   const b = current.indexOf(END);
   if (a < 0 || b < a) throw new Error('docs/api.md lacks the generated:methods markers');
-  const text = current.slice(0, a) + methodsSection() + current.slice(b + END.length);
+  const text = current.slice(0, a) + methodsSection(catalogue) + current.slice(b + END.length);
   const config = (await prettier.resolveConfig(API_DOC_PATH)) ?? {};
   return prettier.format(text, { ...config, filepath: API_DOC_PATH });
-}
-
-if (require.main === module) {
-  void renderApiDoc(readFileSync(API_DOC_PATH, 'utf8')).then((text) => {
-    writeFileSync(API_DOC_PATH, text);
-    console.log(`wrote ${API_DOC_PATH}`);
-  });
 }

@@ -1,39 +1,34 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_NAMESPACES, DEFAULT_PATHS, OPERATIONS, namespaceKind } from '../../src/catalogue';
-import { buildRequest, type Transport, type WireRequest } from '../../src/soap/request';
-import { FIXTURES } from './helpers';
-import { goldenParams } from './params';
+import { OPERATIONS } from '../../src/catalogue';
+import {
+  GOLDEN_REQUESTS_DIR,
+  GOLDEN_TRANSPORTS,
+  goldenFileName,
+  goldenRequest,
+  goldenRequests,
+} from '../../scripts/gen-golden-requests';
 
-const TRANSPORTS: Transport[] = ['soap11', 'soap12', 'get', 'post'];
-const DIR = join(FIXTURES, 'requests');
-const UPDATE = process.env.UPDATE_GOLDEN === '1';
-
-/** The request as a reviewable text: request line, sorted headers, blank line, body. */
-export function render(req: WireRequest): string {
-  const headers = Object.keys(req.headers)
-    .sort()
-    .map((k) => `${k}: ${req.headers[k]}`);
-  return [`${req.method} ${req.path}`, ...headers, '', req.body ?? ''].join('\n') + '\n';
-}
-
-describe('soap/request: golden requests for every operation × transport (UPDATE_GOLDEN=1 rewrites them)', () => {
-  if (UPDATE) mkdirSync(DIR, { recursive: true });
+// The goldens are written by `npm run generate` (scripts/gen-golden-requests.ts); review their diff.
+describe('soap/request: golden requests for every operation × transport (npm run generate writes them)', () => {
   for (const op of OPERATIONS) {
-    for (const transport of TRANSPORTS) {
-      const file = join(DIR, `${op.service}.${op.name}.${transport}.txt`);
+    for (const transport of GOLDEN_TRANSPORTS) {
+      const file = join(GOLDEN_REQUESTS_DIR, goldenFileName(op, transport));
       it(`${op.service}/${op.name} over ${transport}`, () => {
-        const req = buildRequest(op, goldenParams(op), {
-          transport,
-          namespace: DEFAULT_NAMESPACES[namespaceKind(op.service)],
-          path: DEFAULT_PATHS[op.service],
-        });
-        const text = render(req);
-        if (UPDATE) writeFileSync(file, text);
-        assert.ok(existsSync(file), `missing golden ${file} (run with UPDATE_GOLDEN=1)`);
-        assert.equal(text, readFileSync(file, 'utf8'));
+        assert.ok(existsSync(file), `missing golden ${file}: run npm run generate`);
+        assert.equal(
+          goldenRequest(op, transport),
+          readFileSync(file, 'utf8'),
+          `stale ${file}: run npm run generate`,
+        );
       });
     }
   }
+
+  it('holds no golden of an operation the catalogue lacks (npm run generate removes them)', () => {
+    const expected = goldenRequests();
+    const orphans = readdirSync(GOLDEN_REQUESTS_DIR).filter((f) => !expected.has(f));
+    assert.deepEqual(orphans, [], 'run npm run generate');
+  });
 });
