@@ -1,5 +1,5 @@
 /**
- * client.invoke() for all 33 catalogue operations over the four transports against the emulator, compared
+ * client.invoke() for every catalogue operation over the four transports against the emulator, compared
  * field by field with the typed path. Each invoke() goes through a recording proxy to the emulator; the typed
  * client then decodes the very same answer (replayed), so sends, collecting queries ("new" messages) and
  * timestamps compare exactly. What legitimately differs is normalised by the catalogue's type of each field:

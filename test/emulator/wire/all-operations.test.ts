@@ -163,8 +163,9 @@ describe('emulator wire: every operation over every transport', () => {
             const result = child(wrapper, `${op.name}Result`);
             assert.equal(result?.uri, nsOf(op));
             if (op.service !== 'legacy') {
-              const first =
-                op.name === 'SendMobileOrFixlineSMS' ? child(result, 'SOAPResponseOfCreateJobInfo') : result;
+              // A list of envelopes (SendMobileOrFixlineSMS): the first one carries the status.
+              const t = op.result.type;
+              const first = t.kind === 'list' ? child(result, t.itemElement) : result;
               assert.equal(child(first, 'StatusCode')?.text, 'Ok');
             }
           }
@@ -208,8 +209,4 @@ describe('emulator wire: every operation over every transport', () => {
       }
     });
   }
-
-  it('covers all 33 operations', () => {
-    assert.equal(OPERATIONS.length, 33);
-  });
 });
