@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { NodeMessage } from 'node-red';
 import type { Outbox, OutboxEntry } from '../src/reliability';
-import type { SmsgwConfigNode } from '../src/nodes/config/types';
+import type { SmsgwConfigNode } from '../src/nodes/config/config-node';
 import { runWindowed, startRuntime, type FlowNode, type Runtime } from './embedded';
 import { SEND_PARAMS, TEXT, sendSmsNode, startEmulatorChild } from './fixtures';
 import { atomicFile, catalogue, reliability } from './pkg';

@@ -10,13 +10,8 @@ import { attachDeliveryTracker } from './send/delivery-host';
 import { ReliabilityHost } from './config/reliability-host';
 import { CoordinationHost, coordinationOf } from './config/coordination-host';
 import { GatewayError, isGatewayError } from '../errors';
-import type {
-  Destination,
-  ServiceKind,
-  SmsgwConfigDef,
-  SmsgwConfigNode,
-  SmsgwCredentials,
-} from './config/types';
+import type { SmsgwConfigNode } from './config/config-node';
+import type { Destination, ServiceKind, SmsgwConfigDef, SmsgwCredentials } from './config/types';
 import { accountErrorOf, destinationOf } from './config/account';
 import { nameUnnamed } from './config/config';
 

@@ -5,7 +5,7 @@ import type { NodeAPI } from 'node-red';
 import type { NextFunction, Request, Response } from 'express';
 import { OPERATIONS } from '../../src/catalogue';
 import { NODE_OPERATIONS } from '../../src/nodes/common/operations';
-import type { SmsgwConfigNode } from '../../src/nodes/config/types';
+import type { SmsgwConfigNode } from '../../src/nodes/config/config-node';
 import {
   ALL_NODES,
   DEMO,

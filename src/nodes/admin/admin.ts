@@ -16,7 +16,8 @@ import { clientOptions, segmentLimitsOf } from '../config/client-options';
 import { toGatewayError } from '../common/errors';
 import { editorCatalogue, operationOf } from '../common/operations';
 import { queryBalance } from '../config/gateway';
-import type { ServiceKind, SmsgwConfigDef, SmsgwConfigNode, SmsgwCredentials } from '../config/types';
+import type { SmsgwConfigNode } from '../config/config-node';
+import type { ServiceKind, SmsgwConfigDef, SmsgwCredentials } from '../config/types';
 import { accountErrorOf, destinationChanges, destinationOf, hasAccount } from '../config/account';
 import { GatewayError } from '../../errors';
 

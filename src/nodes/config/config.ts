@@ -1,7 +1,7 @@
 import type { Node, NodeAPI } from 'node-red';
 import { GatewayError } from '../../errors';
 import { sharedKey } from '../common/status';
-import type { SmsgwConfigNode } from './types';
+import type { SmsgwConfigNode } from './config-node';
 
 const configs = new WeakMap<Node, SmsgwConfigNode>();
 

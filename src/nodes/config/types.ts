@@ -1,8 +1,9 @@
-import type { Node, NodeDef, NodeMessage } from 'node-red';
-import type { GatewayClient } from '../../client';
-import type { GatewayError } from '../../errors';
-import type { CoordinationHost } from './coordination-host';
-import type { ReliabilityHost } from './reliability-host';
+/**
+ * The config node's settings and the value types nodes share: data only. This module imports no implementation
+ * (the hosts import it); the config node as other nodes see it is in config-node.ts. test/architecture checks
+ * that no import cycle comes back.
+ */
+import type { NodeDef, NodeMessage } from 'node-red';
 
 /** Which of the two services a config node talks to for balance, inbound and connection tests. */
 export type ServiceKind = 'gateway' | 'legacy';
@@ -71,22 +72,6 @@ export interface SmsgwConfigDef extends NodeDef {
   budgetReserve?: number | string;
   /** Over a limit: refuse with BUDGET (default) or hold in the outbox until the window has room. */
   budgetOver?: 'refuse' | 'hold';
-}
-
-export interface SmsgwConfigNode extends Node<SmsgwCredentials> {
-  readonly service: ServiceKind;
-  /** CONFIG "gateway '<name>' has no user/password" when the credentials lack either; else undefined. */
-  readonly accountError: GatewayError | undefined;
-  /** Where the deployed configuration sends requests: Test connection uses its credentials only there. */
-  readonly destination: Destination;
-  /** The one client shared by every node using this config (built on first use). */
-  getClient(): GatewayClient;
-  register(user: Node): void;
-  deregister(user: Node): void;
-  /** Flow control, reference, outbox and the connection state shared by this config's nodes. */
-  readonly reliability?: ReliabilityHost;
-  /** Set only when "Coordinate instances through Redis" is on. */
-  readonly coordination?: CoordinationHost;
 }
 
 /**

@@ -22,8 +22,8 @@ import type { Hold, Lease } from '../../coordination/lease';
 import type { PendingEntry, RedisPollState } from '../../coordination/poll-state';
 import type { CoordinationHost } from '../config/coordination-host';
 import { idle, sharedKey } from '../common/status';
-import type { PollContext, PollResult } from './poll-node';
-import { decodePending, encodePending } from './poll-node';
+import type { PollContext, PollResult } from './pending';
+import { decodePending, encodePending } from './pending';
 
 /** Resolves after Node-RED delivered what node.send() queued before (delivery runs on setImmediate). */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

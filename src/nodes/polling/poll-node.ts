@@ -5,10 +5,13 @@ import { Poller } from './poller';
 import { ContextStateStore, FileStateStore, type StateStore } from './state-store';
 import { damageParams } from './state-file';
 import { failed, idle, sharedKey } from '../common/status';
-import type { GatewayWarning } from '../../client';
-import { warnOnce, type Unusable } from './odd-records';
+import { warnOnce } from './odd-records';
 import { CoordinationUnavailable, coordinatedPolling } from './coordinated';
 import { emitInBatches } from './emit';
+import { decodePending, encodePending } from './pending';
+import type { PollContext, PollResult } from './pending';
+
+export type { PollContext, PollResult } from './pending';
 
 /** Smallest poll interval accepted, in seconds (a gateway is not a message bus). */
 export const MIN_INTERVAL_S = 1;
@@ -38,29 +41,6 @@ export const READ_GRACE_MS = 5000;
 /** The persisted shape: the node's own state plus messages fetched but not yet handed to the flow. */
 type Persisted<S> = S & { pending?: unknown[] };
 
-/** JSON with Dates kept as { $date } so records read back after a restart look as they did. */
-export function encodePending(messages: NodeMessage[]): unknown[] {
-  return JSON.parse(
-    JSON.stringify(messages, function (this: Record<string, unknown>, key: string, value: unknown) {
-      const raw = this[key];
-      return raw instanceof Date ? { $date: Number.isNaN(raw.getTime()) ? null : raw.toISOString() } : value;
-    }),
-  ) as unknown[];
-}
-
-export function decodePending(pending: unknown[]): NodeMessage[] {
-  return JSON.parse(JSON.stringify(pending), (_key: string, value: unknown) => {
-    if (value && typeof value === 'object' && !Array.isArray(value)) {
-      const keys = Object.keys(value);
-      if (keys.length === 1 && keys[0] === '$date') {
-        const d = (value as { $date: unknown }).$date;
-        return typeof d === 'string' ? new Date(d) : new Date(NaN);
-      }
-    }
-    return value;
-  }) as NodeMessage[];
-}
-
 export function stateStoreFor<S>(RED: NodeAPI, node: Node, def: PollDef): StateStore<S> {
   const name = typeof def.store === 'string' ? def.store.trim() : '';
   return name
@@ -68,24 +48,6 @@ export function stateStoreFor<S>(RED: NodeAPI, node: Node, def: PollDef): StateS
     : new FileStateStore<S>(RED.settings.userDir as string | undefined, def.type, def.id, (damage) =>
         node.error(RED._(sharedKey('errors.stateDamaged'), damageParams(damage))),
       );
-}
-
-export interface PollContext<S> {
-  signal: AbortSignal;
-  /** Pass as the call's `onWarning`: warns once per operation and field (tolerant decoding). */
-  onWarning: (warning: GatewayWarning) => void;
-  /** The state loaded at start (or after the last successful poll). */
-  state: S;
-  /** The msg that triggered the poll in "poll on input" mode. */
-  trigger?: NodeMessageInFlow;
-}
-
-/** What one poll found: the messages to emit and the state to persist once they were handed on. */
-export interface PollResult<S> {
-  messages: NodeMessage[];
-  state: S;
-  /** Records the node cannot track: each goes to node.error with its msg (a Catch node gets it), once. */
-  unusable?: Unusable[];
 }
 
 /**

@@ -3,7 +3,7 @@ import { DeliveryTracker } from './delivery-tracker';
 import { ReportStatuses } from '../polling/report-status';
 import { damageParams } from '../polling/state-file';
 import { sharedKey } from '../common/status';
-import type { SmsgwConfigNode } from '../config/types';
+import type { SmsgwConfigNode } from '../config/config-node';
 
 /** A config node that owns a delivery tracker (see attachDeliveryTracker). */
 export interface TrackerHost {

@@ -8,7 +8,7 @@ import { findOperation } from '../../catalogue';
 import { captionParamOf } from '../../reliability/job-lookup';
 import { NodeGatewayError, toGatewayError } from '../common/errors';
 import type { NodeOutput } from '../common/output';
-import type { SmsgwConfigNode } from '../config/types';
+import type { SmsgwConfigNode } from '../config/config-node';
 import { sendOutcome } from './results';
 import { sendDone, sentFields } from './send-path';
 

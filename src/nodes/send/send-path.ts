@@ -18,7 +18,7 @@ import {
   type ResolvedReferenceOptions,
 } from '../../reliability/reference';
 import { callOperation } from '../config/gateway';
-import type { SmsgwConfigNode } from '../config/types';
+import type { SmsgwConfigNode } from '../config/config-node';
 
 export interface SendDone {
   value: unknown;

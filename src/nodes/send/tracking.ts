@@ -3,7 +3,7 @@ import type { DeliveryOutcome } from './delivery-tracker';
 import { hasTracker } from './delivery-host';
 import type { SendOutcome } from './results';
 import { sharedKey } from '../common/status';
-import type { SmsgwConfigNode } from '../config/types';
+import type { SmsgwConfigNode } from '../config/config-node';
 import type { NodeOutput } from '../common/output';
 
 /** The editor's "track delivery" fields of a send node. */
