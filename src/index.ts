@@ -64,6 +64,8 @@ export type { TextAnalysis, TextEncoding } from './text';
 
 // ---- catalogue lookups
 export {
+  CATALOGUE,
+  createCatalogue,
   DEFAULT_NAMESPACES,
   DEFAULT_PATHS,
   ENUMS,
@@ -74,6 +76,8 @@ export {
   soapAction,
 } from './catalogue';
 export type {
+  Catalogue,
+  CatalogueTables,
   ComplexTypeDef,
   EnumDef,
   FieldDef,
