@@ -11,7 +11,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { dateMs, type AccountHandler } from '../../src/emulator/state/env';
 import { LOGIC } from '../../src/emulator/state/operations';
 import { GatewayError } from '../../src/errors';
-import { editorCatalogue, nodeOperations } from '../../src/nodes/common/operations';
+import { NODE_OPERATIONS, editorCatalogue, nodeOperations } from '../../src/nodes/common/operations';
 import { methodsSection } from '../../scripts/gen-api-doc';
 import { generateClientTypesSource } from '../../scripts/gen-client-types';
 import { helpList, menuNodes } from '../../scripts/gen-doc-lists';
@@ -33,8 +33,12 @@ const QUERY_JOB_COUNT: OperationDef = {
   node: 'smsgw-query-jobs',
 };
 
+// (Built so that it still holds once the package's catalogue has an operation of that name.)
+const others = CATALOGUE.operations.filter(
+  (op) => op.service !== 'information' || op.name !== 'QueryJobCount',
+);
 const catalogue = createCatalogue({
-  operations: [...CATALOGUE.operations, QUERY_JOB_COUNT],
+  operations: [...others, QUERY_JOB_COUNT],
   enums: CATALOGUE.enums,
   complexTypes: {
     ...CATALOGUE.complexTypes,
@@ -87,9 +91,12 @@ describe('catalogue: a made-up operation added to a copy of the catalogue reache
   after(() => emu.close());
 
   it('leaves the package catalogue as it is', () => {
-    assert.equal(CATALOGUE.find('information', 'QueryJobCount'), undefined);
     assert.equal(catalogue.find('information', 'QueryJobCount'), QUERY_JOB_COUNT);
-    assert.equal(catalogue.operations.length, CATALOGUE.operations.length + 1);
+    assert.equal(catalogue.operations.length, others.length + 1);
+    assert.ok(!CATALOGUE.operations.includes(QUERY_JOB_COUNT));
+    assert.notEqual(CATALOGUE.find('information', 'QueryJobCount'), QUERY_JOB_COUNT);
+    assert.notEqual(catalogue.complexTypes, CATALOGUE.complexTypes);
+    assert.deepEqual(nodeOperations(), NODE_OPERATIONS);
   });
 
   for (const transport of TRANSPORTS) {
@@ -192,7 +199,6 @@ describe('catalogue: a made-up operation added to a copy of the catalogue reache
   it('the node menu that the entry names offers it, with its parameters in the editor', () => {
     assert.ok(nodeOperations(catalogue)['smsgw-query-jobs']!.includes('information/QueryJobCount'));
     assert.ok(nodeOperations(catalogue)['smsgw-call']!.includes('information/QueryJobCount'));
-    assert.ok(!nodeOperations()['smsgw-query-jobs']!.includes('information/QueryJobCount'));
     const entry = editorCatalogue(catalogue)['smsgw-query-jobs']!.find(
       (o) => o.key === 'information/QueryJobCount',
     );
