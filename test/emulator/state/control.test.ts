@@ -21,13 +21,13 @@ describe('emulator state: control and snapshot', () => {
   });
 
   it('refuses to start when an operation has no business logic, naming the function and where it belongs', () => {
-    const made = { ...findOperation('information', 'QueryAccountBalance')!, name: 'QueryJobCount' };
+    const made = { ...findOperation('information', 'QueryAccountBalance')!, name: 'MadeUpWithoutLogic' };
     const catalogue = createCatalogue({ ...CATALOGUE, operations: [...OPERATIONS, made] });
     assert.throws(
       () => new GatewayState({ catalogue }),
-      /no business logic for information\/QueryJobCount \(export queryJobCount from src\/emulator\/state\/ops-info\.ts\)/,
+      /no business logic for information\/MadeUpWithoutLogic \(export madeUpWithoutLogic from src\/emulator\/state\/ops-info\.ts\)/,
     );
-    const logic = { information: { queryJobCount: () => 7 } };
+    const logic = { information: { madeUpWithoutLogic: () => 7 } };
     const state = new GatewayState({
       catalogue: createCatalogue({ ...CATALOGUE, operations: [made] }),
       logic,
