@@ -169,11 +169,12 @@ class PlanCache {
   }
 }
 
-/** Plans per catalogue (types are looked up by name in it) and zoneless reading. */
+/** Plans per catalogue (types are looked up by name in it) and zoneless reading; the package's without a lookup. */
 const caches = new WeakMap<Catalogue, Record<Zoneless, PlanCache | undefined>>();
+const packageCaches: Record<Zoneless, PlanCache | undefined> = { utc: undefined, local: undefined };
 
 export function planOf(type: TypeRef, zoneless: Zoneless, catalogue: Catalogue = CATALOGUE): Plan {
-  let byZone = caches.get(catalogue);
+  let byZone = catalogue === CATALOGUE ? packageCaches : caches.get(catalogue);
   if (byZone === undefined) caches.set(catalogue, (byZone = { utc: undefined, local: undefined }));
   const cache = (byZone[zoneless] ??= new PlanCache(zoneless, catalogue));
   return cache.plan(type);
