@@ -23,6 +23,31 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // A msg may come from a function node, another JavaScript realm: its objects, arrays, Dates and byte arrays
+    // fail `instanceof` and prototype checks here. Values are judged by shape (src/shape.ts). Issue 23 §2.
+    files: ['src/**/*.ts'],
+    ignores: ['src/shape.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'BinaryExpression[operator="instanceof"][right.name=/^(Date|Object|Array|Buffer|Uint8Array)$/]',
+          message:
+            'A value from a msg may come from another realm (a function node): use isDate, isBytes, isPlainObject or Array.isArray of src/shape.ts.',
+        },
+        {
+          selector: 'CallExpression[callee.object.name="Buffer"][callee.property.name="isBuffer"]',
+          message: 'A function node\'s Uint8Array is no Buffer here: use isBytes of src/shape.ts.',
+        },
+        {
+          selector:
+            'BinaryExpression[operator=/^[!=]==?$/] > MemberExpression[object.name="Object"][property.name="prototype"]',
+          message: 'A function node\'s {} has another Object.prototype: use isPlainObject of src/shape.ts.',
+        },
+      ],
+    },
+  },
+  {
     // The emulator never uses the client's request builder or decoder (generic or typed), nor the nodes: a client
     // tested against a server built from itself proves nothing (DEVELOPERS-GUIDE, docs/architecture.md).
     files: ['src/emulator/**/*.ts'],

@@ -7,6 +7,7 @@ import { CATALOGUE, type Catalogue } from '../catalogue';
 import type { OperationDef, ServiceName } from '../catalogue/types';
 import type * as Generic from '../generic';
 import { GatewayError } from '../errors';
+import { isPlainObject } from '../shape';
 import type { CallOptions } from './options';
 
 let generic: typeof Generic | undefined;
@@ -116,12 +117,6 @@ export function credentialNames(
     user: op.params.find((p) => p.credential === 'user')?.name,
     password: op.params.find((p) => p.credential === 'password')?.name,
   };
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v) as unknown;
-  return proto === Object.prototype || proto === null;
 }
 
 /** The caller's parameters with the credentials filled in where named and not given. */

@@ -6,6 +6,7 @@
  */
 import type { CountryCode, PhoneNumber } from 'libphonenumber-js/min';
 import { GatewayError } from '../errors';
+import { bytesOf, isBytes } from '../shape';
 
 /** What a recipient text is split on (docs/assumptions.md "Recipient text"), as the emulator splits it. */
 const SEPARATOR = /[,;\n]/;
@@ -92,8 +93,8 @@ export function checkRecipientValue(
   rules: RecipientRules,
   refuse: (message: string) => never,
 ): unknown {
-  if (value instanceof Uint8Array) {
-    const text = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
+  if (isBytes(value)) {
+    const text = bytesOf(value).toString('utf8');
     const out = checkText(text, rules, refuse);
     return out === text ? value : Buffer.from(out, 'utf8');
   }

@@ -1,5 +1,6 @@
 import type { OperationDef, ParamDef } from '../catalogue/types';
 import { GatewayError } from '../errors';
+import { isBytes, isDate, timeOf } from '../shape';
 import { checkSegments, lengthMessage, sendTypeInfo, type SegmentLimits } from '../text';
 import { checkRecipientValue, type RecipientRules } from './recipients';
 
@@ -55,14 +56,14 @@ function checkOne(op: OperationDef, p: ParamDef, v: unknown, limits: ValidationL
   }
   if (recipient) {
     const empty =
-      isBlank(v) || (v instanceof Uint8Array && v.length === 0) || (Array.isArray(v) && v.length === 0);
+      isBlank(v) || (isBytes(v) && v.length === 0) || (Array.isArray(v) && v.length === 0);
     if (empty) invalid(op, 'missing recipient');
   }
   if (TEXT_PARAMS.has(p.name) && (typeof v !== 'string' || v === '')) {
     invalid(op, typeof v === 'string' ? 'empty text' : `parameter ${p.name}: expected a string`);
   }
   if (p.type.kind === 'primitive') {
-    if (p.type.name === 'dateTime' && v instanceof Date && Number.isNaN(v.getTime())) {
+    if (p.type.name === 'dateTime' && isDate(v) && Number.isNaN(timeOf(v))) {
       invalid(op, `parameter ${p.name}: invalid date`);
     }
     if (p.max !== undefined && typeof v === 'number' && v > p.max) {

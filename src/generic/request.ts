@@ -9,6 +9,7 @@ import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces';
 import { soapAction } from '../catalogue';
 import { NS } from '../soap/ns';
 import type { Transport, WireRequest } from '../soap/request';
+import { isBytes, isDate, isPlainObject, timeOf } from '../shape';
 import { formatBase64, formatDateTime, formatDouble, formatDoubleParam } from '../soap/values';
 
 export interface GenericRequest {
@@ -46,14 +47,6 @@ export function checkName(name: string, what: string): string {
   return name;
 }
 
-const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null) return false;
-  const proto = Object.getPrototypeOf(v) as unknown;
-  return proto === Object.prototype || proto === null;
-}
-
 /**
  * The text of one scalar, or undefined when `v` is not a scalar. `form`: GET/POST spelling of infinities
  * (ASMX reads those with Convert.ChangeType, which wants `Infinity`).
@@ -69,8 +62,8 @@ function scalarText(v: unknown, form: boolean, where: string): string | undefine
     case 'number':
       return form ? formatDoubleParam(v) : formatDouble(v);
   }
-  if (v instanceof Date) {
-    if (Number.isNaN(v.getTime())) fail(`${where}: an invalid Date`);
+  if (isDate(v)) {
+    if (Number.isNaN(timeOf(v))) fail(`${where}: an invalid Date`);
     return formatDateTime(v);
   }
   return undefined;
@@ -82,7 +75,7 @@ function xsiTypeOf(v: unknown): string | undefined {
   if (typeof v === 'bigint') return 'xsd:long';
   if (typeof v === 'number')
     return Number.isInteger(v) && Math.abs(v) <= 2147483647 ? 'xsd:int' : 'xsd:double';
-  if (v instanceof Date) return 'xsd:dateTime';
+  if (isDate(v)) return 'xsd:dateTime';
   if (isBytes(v)) return 'xsd:base64Binary';
   return undefined;
 }

@@ -6,6 +6,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import type { InvokeOptions, InvokeTarget } from '../client';
 import { GatewayError } from '../errors';
+import { isBytes, isDate } from '../shape';
 import { attachConfig, requireConfig } from './config/config';
 import { onInput } from './common/input';
 import { nodeOutput } from './common/output';
@@ -34,8 +35,12 @@ interface CallDef extends NodeDef {
   soapAction?: string;
 }
 
+/** An object of parameters or header blocks, from any realm (a function node's `{}` is one). */
 const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v);
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !isBytes(v) && !isDate(v);
+
+const kindOf = (v: unknown): string =>
+  Array.isArray(v) ? 'an array' : isBytes(v) ? 'a Buffer' : isDate(v) ? 'a Date' : `a ${typeof v}`;
 
 /** msg.payload as the operation's parameters: an object, or nothing (undefined, null, ""). */
 function paramsOf(payload: unknown): Record<string, unknown> {
@@ -43,7 +48,7 @@ function paramsOf(payload: unknown): Record<string, unknown> {
   if (isObject(payload)) return payload;
   throw new GatewayError(
     'VALIDATION',
-    `msg.payload must be an object with the operation's parameters, not ${Array.isArray(payload) ? 'an array' : typeof payload}`,
+    `msg.payload must be an object with the operation's parameters, not ${kindOf(payload)}`,
   );
 }
 

@@ -10,6 +10,7 @@ import { attachConfig, requireConfig } from './config/config';
 import { setupPolling, type PollDef } from './polling/poll-node';
 import { claimQueue } from './polling/one-reader';
 import { SeenIds } from './polling/state-file';
+import { isDate, timeOf } from '../shape';
 
 interface InboundDef extends NodeDef, PollDef {
   gateway: string;
@@ -34,7 +35,10 @@ export function inboundKey(r: Rec): string {
   return `c:${JSON.stringify(
     Object.keys(r)
       .sort()
-      .map((k) => [k, r[k] instanceof Date ? (r[k] as Date).toISOString() : r[k]]),
+      .map((k) => {
+        const v = r[k];
+        return [k, isDate(v) ? new Date(timeOf(v)).toISOString() : v];
+      }),
   )}`;
 }
 

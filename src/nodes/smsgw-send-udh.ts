@@ -6,6 +6,7 @@
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { GatewayError } from '../errors';
+import { bytesOf, isBytes } from '../shape';
 import { operationOf } from './common/operations';
 import { attachConfig, requireConfig } from './config/config';
 import { onInput } from './common/input';
@@ -30,8 +31,8 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** The bytes of the UDH message from a Buffer, byte array, hex or base64 text. */
 export function udhBytes(value: unknown, format: 'auto' | 'hex' | 'base64' = 'auto'): Buffer {
-  if (Buffer.isBuffer(value)) return value;
-  if (value instanceof Uint8Array || Array.isArray(value)) return Buffer.from(value as Uint8Array);
+  if (isBytes(value)) return bytesOf(value);
+  if (Array.isArray(value)) return Buffer.from(value as number[]);
   const text = (toText(value) ?? '').replace(/\s+/g, '');
   const hexOk = HEX.test(text);
   if (format === 'hex' || (format === 'auto' && hexOk)) {

@@ -6,6 +6,7 @@
 import { findOperation } from '../catalogue';
 import type { OperationDef, ServiceName } from '../catalogue/types';
 import { isReference } from './reference';
+import { bytesOf, isBytes, isDate, timeOf } from '../shape';
 
 /** One accepted send as stored (params without credentials). */
 export interface OutboxEntry {
@@ -87,8 +88,11 @@ export interface OutboxStore {
 
 /** Values the client reads back the same from JSON: dates as ISO text, bytes as base64. */
 function toJson(value: unknown): unknown {
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? String(value) : value.toISOString();
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (isDate(value)) {
+    const t = timeOf(value);
+    return Number.isNaN(t) ? 'Invalid Date' : new Date(t).toISOString();
+  }
+  if (isBytes(value)) return bytesOf(value).toString('base64');
   if (Array.isArray(value)) return value.map(toJson);
   return value;
 }

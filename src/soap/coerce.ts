@@ -4,6 +4,7 @@
  */
 import type { TypeRef } from '../catalogue/types';
 import { CATALOGUE, type Catalogue } from '../catalogue';
+import { isBytes, isDate, timeOf } from '../shape';
 import {
   MIN_DATE_TEXT,
   ValueFormatError,
@@ -28,13 +29,14 @@ export function coerceString(name: string, v: unknown): string {
   if (typeof v === 'string') return v;
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   if (typeof v === 'bigint') return String(v);
-  if (v instanceof Date) return formatDateTime(validDate(name, v));
+  if (isDate(v)) return formatDateTime(validDate(name, v));
   return fail(name, 'a string');
 }
 
 function validDate(name: string, d: Date): Date {
-  if (Number.isNaN(d.getTime())) fail(name, 'a valid Date');
-  return d;
+  const t = timeOf(d);
+  if (Number.isNaN(t)) fail(name, 'a valid Date');
+  return new Date(t);
 }
 
 export function coerceInt(name: string, v: unknown): string {
@@ -79,7 +81,7 @@ export function coerceBoolean(name: string, v: unknown): string {
 /** Date → UTC with Z; an ISO string is validated and sent as written (keeps a zone-less value zone-less). */
 export function coerceDateTime(name: string, v: unknown): string {
   if (v === null) return MIN_DATE_TEXT;
-  if (v instanceof Date) return formatDateTime(validDate(name, v));
+  if (isDate(v)) return formatDateTime(validDate(name, v));
   if (typeof v === 'string') {
     try {
       parseDateTime(v);
@@ -93,7 +95,7 @@ export function coerceDateTime(name: string, v: unknown): string {
 }
 
 export function coerceBytes(name: string, v: unknown): Uint8Array {
-  if (v instanceof Uint8Array) return v;
+  if (isBytes(v)) return v;
   if (typeof v === 'string') {
     try {
       return parseBase64(v);

@@ -38,6 +38,8 @@ export class ByteTextChunks {
   private started = false;
 
   decode(chunk: Uint8Array): string {
+    // A chunk of the HTTP body (never msg data): a Buffer of this realm is used as it is.
+    // eslint-disable-next-line no-restricted-syntax
     let buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (this.tail) {
       buf = Buffer.concat([this.tail, buf]);

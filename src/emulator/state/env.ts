@@ -5,6 +5,7 @@ import type { JobEngine } from './lifecycle';
 import type { AccountState } from './model';
 import type { CaptionMatch, ResolvedOptions } from './options';
 import type { Store } from './store';
+import { bytesOf, isBytes, isDate, timeOf } from '../../shape';
 
 export interface OpEnv {
   readonly store: Store;
@@ -31,7 +32,7 @@ export const num = (p: ParamValues, name: string): number => {
 };
 export const dateMs = (p: ParamValues, name: string): number | null => {
   const v = p[name];
-  return v instanceof Date && !Number.isNaN(v.getTime()) ? v.getTime() : null;
+  return isDate(v) && !Number.isNaN(timeOf(v)) ? timeOf(v) : null;
 };
 export const list = (p: ParamValues, name: string): unknown[] | undefined => {
   const v = p[name];
@@ -39,5 +40,5 @@ export const list = (p: ParamValues, name: string): unknown[] | undefined => {
 };
 export const bytes = (p: ParamValues, name: string): Buffer | undefined => {
   const v = p[name];
-  return Buffer.isBuffer(v) ? v : v instanceof Uint8Array ? Buffer.from(v) : undefined;
+  return isBytes(v) ? bytesOf(v) : undefined;
 };

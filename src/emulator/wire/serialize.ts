@@ -1,6 +1,7 @@
 import type { Catalogue } from '../../catalogue/catalogue';
 import type { TypeRef } from '../../catalogue/types';
 import { escapeText } from '../../soap/escape';
+import { isBytes, isDate } from '../../shape';
 import {
   MIN_DATE_TEXT,
   formatBase64,
@@ -33,10 +34,10 @@ export function scalarText(type: TypeRef, value: unknown): string {
       return formatBoolean(Boolean(value));
     case 'dateTime':
       if (value === null) return MIN_DATE_TEXT;
-      if (value instanceof Date) return formatDateTimeWithOffset(value, 0);
+      if (isDate(value)) return formatDateTimeWithOffset(value, 0);
       return String(value);
     case 'base64Binary':
-      return value instanceof Uint8Array ? formatBase64(value) : String(value);
+      return isBytes(value) ? formatBase64(value) : String(value);
   }
 }
 

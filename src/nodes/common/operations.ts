@@ -1,6 +1,7 @@
 import { CATALOGUE, ENUMS, operationKey } from '../../catalogue';
 import type { Catalogue, OperationDef, ParamDef, ServiceName, TypeRef } from '../../catalogue';
 import { GatewayError } from '../../errors';
+import { bytesOf, isBytes, isDate as isDateValue } from '../../shape';
 import { legacySmsTypeCodes } from '../../text/limits';
 import { toDate, toInt, toRecipients, toText } from './props';
 import type { TypedValue } from '../config/types';
@@ -111,11 +112,12 @@ function coerce(type: TypeRef, value: unknown, name: string): unknown {
         case 'base64Binary':
           // SMSCR's bRecipient holds the recipient list as UTF-8 text; other byte parameters take a Buffer,
           // a byte array or base64 text as the client does.
-          if (value instanceof Uint8Array || Array.isArray(value)) return value;
+          if (isBytes(value)) return bytesOf(value);
+          if (Array.isArray(value)) return value;
           return name === 'bRecipient' ? Buffer.from(toRecipients(value).join(','), 'utf8') : toText(value);
         default:
           // The client formats a Date for the older service's string date parameters itself.
-          return value instanceof Date ? value : toText(value);
+          return isDateValue(value) ? toDate(value, name) : toText(value);
       }
   }
 }

@@ -1,5 +1,6 @@
 import type { Node, NodeAPI, NodeMessage } from 'node-red';
 import { GatewayError } from '../../errors';
+import { bytesOf, isBytes, isDate, timeOf } from '../../shape';
 
 /**
  * `now` for callers that want a promise: its value (or the promise it gives), and what it throws as a
@@ -115,8 +116,9 @@ export function toInt(value: unknown, name: string): number | undefined {
 /** Dates from a Date, epoch milliseconds, or any text Date can parse (ISO 8601 recommended). */
 export function toDate(value: unknown, name: string): Date | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  const d =
-    value instanceof Date ? value : new Date(typeof value === 'number' ? value : String(value).trim());
+  const d = isDate(value)
+    ? new Date(timeOf(value))
+    : new Date(typeof value === 'number' ? value : String(value).trim());
   if (Number.isNaN(d.getTime()))
     throw new GatewayError('VALIDATION', `${name} is not a date: "${String(value)}"`);
   return d;
@@ -125,8 +127,8 @@ export function toDate(value: unknown, name: string): Date | undefined {
 export function toText(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return value;
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
-  if (value instanceof Date) return value.toISOString();
+  if (isBytes(value)) return bytesOf(value).toString('utf8');
+  if (isDate(value)) return new Date(timeOf(value)).toISOString();
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }

@@ -5,6 +5,7 @@
 import type { NodeMessage, NodeMessageInFlow } from 'node-red';
 import type { GatewayWarning } from '../../client';
 import type { Unusable } from './odd-records';
+import { isDate, timeOf } from '../../shape';
 
 export interface PollContext<S> {
   signal: AbortSignal;
@@ -29,7 +30,9 @@ export function encodePending(messages: NodeMessage[]): unknown[] {
   return JSON.parse(
     JSON.stringify(messages, function (this: Record<string, unknown>, key: string, value: unknown) {
       const raw = this[key];
-      return raw instanceof Date ? { $date: Number.isNaN(raw.getTime()) ? null : raw.toISOString() } : value;
+      if (!isDate(raw)) return value;
+      const t = timeOf(raw);
+      return { $date: Number.isNaN(t) ? null : new Date(t).toISOString() };
     }),
   ) as unknown[];
 }

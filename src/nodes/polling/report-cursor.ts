@@ -5,6 +5,7 @@
  * once. Nothing here imports Node-RED.
  */
 import type { SMSReport } from '../../client/types.generated';
+import { isDate, timeOf as dateTime } from '../../shape';
 
 export const PAGE_LIMIT = 5000;
 /** Reports may be written with a date slightly before ones already read; re-read this much. */
@@ -78,7 +79,7 @@ export interface ReadReports {
 }
 
 const timeOf = (d: unknown): number | undefined =>
-  d instanceof Date && !Number.isNaN(d.getTime()) ? d.getTime() : undefined;
+  isDate(d) && !Number.isNaN(dateTime(d)) ? dateTime(d) : undefined;
 
 /** One poll: the cursor state to save afterwards, or undefined when it was aborted. */
 export async function readNewReports(state: ReportCursor, r: ReadReports): Promise<ReportCursor | undefined> {

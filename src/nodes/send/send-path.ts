@@ -10,6 +10,7 @@ import { GatewayError, isGatewayError } from '../../errors';
 import type { Budget } from '../../reliability/budget';
 import { sendCost } from '../../reliability/budget-cost';
 import { outcomeOf } from '../../reliability/budget-sender';
+import { bytesOf, isBytes } from '../../shape';
 import { captionParamOf } from '../../reliability/job-lookup';
 import {
   captionWithReference,
@@ -210,7 +211,7 @@ export function messageText(value: unknown, operation: string): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  if (isBytes(value)) return bytesOf(value).toString('utf8');
   const kind = Array.isArray(value) ? 'an array' : `a ${typeof value}`;
   throw new GatewayError('VALIDATION', `the message text must be a string, got ${kind}`, {
     operation,
