@@ -172,6 +172,16 @@ window.smsgwEditor = window.smsgwEditor || (function () {
                 var mine = ++asked;
                 analyze(body).done(function (a) {
                     if (mine !== asked) { return; }
+                    if (a.tooLarge) {
+                        // Over the hard cap: not analysed, and the node refuses it at once.
+                        info.empty().attr('data-too-long', 'true').append($('<div class="smsgw-too-long"></div>')
+                            .css('color', 'var(--red-ui-text-color-error, #AD1625)')
+                            .append('<i class="fa fa-exclamation-triangle"></i> ')
+                            .append(document.createTextNode(RED._(SHARED + 'analysis.tooLarge', {
+                                characters: a.tooLarge.characters.toLocaleString(), max: a.tooLarge.max.toLocaleString()
+                            }))));
+                        return;
+                    }
                     info.empty().attr('data-too-long', a.tooLong ? 'true' : null)
                         .append($('<div></div>').text(RED._(SHARED + 'analysis.result', a)));
                     if (a.tooLong) {
@@ -215,6 +225,14 @@ window.smsgwEditor = window.smsgwEditor || (function () {
                         var bad = r.entries.filter(function (e) { return e.problem; });
                         var changed = r.entries.some(function (e) { return e.number !== undefined && e.number !== e.input; });
                         info.empty().css('color', '');
+                        if (r.tooLarge) {
+                            info.attr('data-state', 'bad').css('color', 'var(--red-ui-text-color-error, #AD1625)')
+                                .append('<i class="fa fa-exclamation-triangle"></i> ')
+                                .append(document.createTextNode(RED._(SHARED + 'recipients.tooLarge', {
+                                    characters: r.tooLarge.characters.toLocaleString(), max: r.tooLarge.max.toLocaleString()
+                                }))).show();
+                            return;
+                        }
                         if (bad.length > 0) {
                             info.attr('data-state', 'bad').css('color', 'var(--red-ui-text-color-error, #AD1625)')
                                 .append('<i class="fa fa-exclamation-triangle"></i> ')

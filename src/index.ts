@@ -59,7 +59,14 @@ export type {
 } from './reliability';
 
 // ---- SMS text helpers (GSM-7 / UCS-2, segments)
-export { analyzeText, GSM7_BASIC_TABLE, GSM7_EXTENSION_TABLE, gsm7Septets, isGsm7 } from './text';
+export {
+  analyzeText,
+  GSM7_BASIC_TABLE,
+  GSM7_EXTENSION_TABLE,
+  gsm7Septets,
+  isGsm7,
+  MAX_CONTENT_LENGTH,
+} from './text';
 export type { TextAnalysis, TextEncoding } from './text';
 
 // ---- catalogue lookups

@@ -3,7 +3,7 @@ import { CATALOGUE, DEFAULT_PATHS, namespaceKind, type Catalogue } from '../cata
 import type { OperationDef, ServiceName } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import { parseLegacyResult } from '../soap/legacy';
-import { DEFAULT_SEGMENT_LIMITS, type SegmentLimits } from '../text';
+import { DEFAULT_SEGMENT_LIMITS, contentCapProblem, type SegmentLimits } from '../text';
 import { buildRequest, type Transport } from '../soap/request';
 import { readTargetNamespace } from '../soap/wsdl';
 import { createDispatcher } from '../transport/dispatcher';
@@ -418,6 +418,15 @@ export class GatewayClient {
     }
     const names = credentialNames(where.op, options?.credentials);
     const values = withCredentialsFilled(params, names, { user: this.user, password: this.password }, name);
+    // A text or data no SMS can carry is refused before the request is built (issue 19 §6).
+    const tooLarge = contentCapProblem(values);
+    if (tooLarge !== undefined) {
+      throw new GatewayError('VALIDATION', tooLarge, {
+        service: where.service,
+        operation: name,
+        ambiguous: false,
+      });
+    }
     const given = names.password === undefined ? undefined : values[names.password];
     const clean =
       typeof given === 'string' && given !== this.password ? makeCleaner(...this.secrets, given) : this.clean;

@@ -1,7 +1,7 @@
 import type { OperationDef, ParamDef } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import { isBytes, isDate, timeOf } from '../shape';
-import { checkSegments, lengthMessage, sendTypeInfo, type SegmentLimits } from '../text';
+import { checkSegments, contentCapProblem, lengthMessage, sendTypeInfo, type SegmentLimits } from '../text';
 import { checkRecipientValue, type RecipientRules } from './recipients';
 
 /** Parameters that name who receives a message: an empty value is always a mistake. */
@@ -55,8 +55,7 @@ function checkOne(op: OperationDef, p: ParamDef, v: unknown, limits: ValidationL
     return;
   }
   if (recipient) {
-    const empty =
-      isBlank(v) || (isBytes(v) && v.length === 0) || (Array.isArray(v) && v.length === 0);
+    const empty = isBlank(v) || (isBytes(v) && v.length === 0) || (Array.isArray(v) && v.length === 0);
     if (empty) invalid(op, 'missing recipient');
   }
   if (TEXT_PARAMS.has(p.name) && (typeof v !== 'string' || v === '')) {
@@ -112,8 +111,9 @@ function namesOf(op: OperationDef): ReadonlySet<string> {
 }
 
 /**
- * Checks what the wire codec cannot know is wrong: missing recipients, recipients that are no phone number,
- * empty texts, texts too long for their SMS type, list and range limits. Returns the values to send (a copy
+ * Checks what the wire codec cannot know is wrong: a text or data over the hard cap (text/cap.ts, whatever the
+ * segment checks say), missing recipients, recipients that are no phone number, empty texts, texts too long for
+ * their SMS type, list and range limits. Returns the values to send (a copy
  * where a default country made a recipient international).
  * Types, enums, date syntax and unknown names are checked again by the request builder.
  */
@@ -125,6 +125,9 @@ export function validateParams(
   if (params === undefined || params === null) params = {};
   if (typeof params !== 'object' || Array.isArray(params)) invalid(op, 'parameters must be an object');
   const values = params as Record<string, unknown>;
+  // First and in O(1): a text or data no SMS can carry is refused before anything reads it (issue 19 §6).
+  const tooLarge = contentCapProblem(values);
+  if (tooLarge !== undefined) invalid(op, tooLarge);
   const known = namesOf(op);
   for (const k in values) {
     if (!known.has(k) && values[k] !== undefined) {

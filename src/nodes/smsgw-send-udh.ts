@@ -7,6 +7,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { GatewayError } from '../errors';
 import { bytesOf, isBytes } from '../shape';
+import { overCap, overContentCap } from '../text';
 import { operationOf } from './common/operations';
 import { attachConfig, requireConfig } from './config/config';
 import { onInput } from './common/input';
@@ -31,6 +32,14 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** The bytes of the UDH message from a Buffer, byte array, hex or base64 text. */
 export function udhBytes(value: unknown, format: 'auto' | 'hex' | 'base64' = 'auto'): Buffer {
+  // Before the text is read as hex or base64 (issue 19 §6); the bytes go out as hex, twice as many characters.
+  const tooLarge =
+    isBytes(value) || Array.isArray(value)
+      ? overCap('the data as hex', value.length * 2, 'characters')
+      : overContentCap('the data', value);
+  if (tooLarge !== undefined) {
+    throw new GatewayError('VALIDATION', tooLarge, { operation: 'SendUDH', ambiguous: false });
+  }
   if (isBytes(value)) return bytesOf(value);
   if (Array.isArray(value)) return Buffer.from(value as number[]);
   const text = (toText(value) ?? '').replace(/\s+/g, '');

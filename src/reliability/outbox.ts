@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { findOperation } from '../catalogue';
 import type { ServiceName } from '../catalogue/types';
 import { GatewayError } from '../errors';
+import { contentCapProblem } from '../text';
 import { captionParamOf } from './job-lookup';
 import { JournalStore } from './outbox-journal';
 import { DueHeap, SeqQueue } from './outbox-queues';
@@ -308,6 +309,15 @@ export class Outbox extends EventEmitter<OutboxEvents> {
         `${op.name} has no Caption to carry a reference: the outbox cannot send it at most once`,
         { service: op.service, operation: op.name, ambiguous: false },
       );
+    }
+    // Nothing is stored that could never be sent: a text or data over the hard cap (issue 19 §6), in O(1).
+    const tooLarge = contentCapProblem(params);
+    if (tooLarge !== undefined) {
+      throw new GatewayError('VALIDATION', tooLarge, {
+        service: op.service,
+        operation: op.name,
+        ambiguous: false,
+      });
     }
     if (this.entries.size >= this.maxEntries) {
       throw new GatewayError('QUEUE_FULL', `outbox is full (${this.maxEntries} messages)`, {

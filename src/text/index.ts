@@ -1,4 +1,5 @@
 export { analyzeText } from './analyze';
+export { CONTENT_PARAMS, MAX_CONTENT_LENGTH, contentCapProblem, overCap, overContentCap } from './cap';
 export type { TextAnalysis, TextEncoding } from './analyze';
 export { GSM7_BASIC_TABLE, GSM7_EXTENSION_TABLE, gsm7Septets, isGsm7 } from './gsm7';
 export {

@@ -5,6 +5,7 @@ import type { CountryCode } from 'libphonenumber-js/min';
 import { checkRecipientText, defaultCountryOf, type RecipientEntry } from '../../client/recipients';
 import type { OperationDef } from '../../catalogue';
 import {
+  MAX_CONTENT_LENGTH,
   analyzeText,
   checkSegments,
   sendTypeInfo,
@@ -170,12 +171,26 @@ interface AnalyzeBody {
   segmentsLong?: unknown;
 }
 
+/** A text longer than the hard cap (text/cap.ts): the route says so instead of reading it. */
+interface TooLarge {
+  tooLarge: { characters: number; max: number };
+}
+
+function tooLarge(text: string): TooLarge | undefined {
+  return text.length > MAX_CONTENT_LENGTH
+    ? { tooLarge: { characters: text.length, max: MAX_CONTENT_LENGTH } }
+    : undefined;
+}
+
 /**
  * Encoding and segments of the text in a send dialog and, when the dialog knows the operation and type, what
- * the node would refuse it for (the same check as before sending, with the selected config's limits).
+ * the node would refuse it for (the same check as before sending, with the selected config's limits). A text
+ * over the hard cap is not analysed (the node refuses it at once too): O(1), whatever its length.
  */
-function analyzeForEditor(body: AnalyzeBody): TextAnalysis & { tooLong?: LengthProblem } {
+export function analyzeForEditor(body: AnalyzeBody): (TextAnalysis & { tooLong?: LengthProblem }) | TooLarge {
   const text = typeof body.text === 'string' ? body.text : '';
+  const over = tooLarge(text);
+  if (over) return over;
   const analysis: TextAnalysis & { tooLong?: LengthProblem } = analyzeText(text);
   if (typeof body.operation !== 'string') return analysis;
   let op: OperationDef;
@@ -202,10 +217,17 @@ interface RecipientsBody {
   checkRecipients?: unknown;
 }
 
-/** Each entry of a send dialog's recipient text as the node would send or refuse it (client/recipients.ts). */
-function recipientsForEditor(body: RecipientsBody): { entries: RecipientEntry[]; country?: string } {
+/**
+ * Each entry of a send dialog's recipient text as the node would send or refuse it (client/recipients.ts). A
+ * text over the hard cap is not split or checked: O(1), whatever its length.
+ */
+export function recipientsForEditor(
+  body: RecipientsBody,
+): { entries: RecipientEntry[]; country?: string } | (TooLarge & { entries: [] }) {
   const text = typeof body.recipients === 'string' ? body.recipients : '';
   if (body.checkRecipients === false) return { entries: [] };
+  const over = tooLarge(text);
+  if (over) return { ...over, entries: [] };
   let defaultCountry: CountryCode | undefined;
   try {
     defaultCountry = defaultCountryOf(typeof body.defaultCountry === 'string' ? body.defaultCountry : '');

@@ -2,6 +2,7 @@ import { CATALOGUE, ENUMS, operationKey } from '../../catalogue';
 import type { Catalogue, OperationDef, ParamDef, ServiceName, TypeRef } from '../../catalogue';
 import { GatewayError } from '../../errors';
 import { bytesOf, isBytes, isDate as isDateValue } from '../../shape';
+import { CONTENT_PARAMS, overContentCap } from '../../text';
 import { legacySmsTypeCodes } from '../../text/limits';
 import { toDate, toInt, toRecipients, toText } from './props';
 import type { TypedValue } from '../config/types';
@@ -138,6 +139,9 @@ export function blankValue(p: ParamDef): unknown {
 /** Converts loosely typed flow values into what the catalogue says the parameter is. */
 export function coerceParam(param: ParamDef, value: unknown): unknown {
   if (value === undefined) return undefined;
+  // A text or data no SMS can carry, before it is converted (bytes decoded) or read (issue 19 §6).
+  const tooLarge = CONTENT_PARAMS.includes(param.name) ? overContentCap(param.name, value) : undefined;
+  if (tooLarge !== undefined) throw new GatewayError('VALIDATION', tooLarge, { ambiguous: false });
   if (value === null) return isDate(param) ? null : undefined;
   const out = coerce(param.type, value, param.name);
   if (param.allowed && !param.allowed.includes(String(out))) {

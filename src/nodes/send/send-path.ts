@@ -10,6 +10,7 @@ import { GatewayError, isGatewayError } from '../../errors';
 import type { Budget } from '../../reliability/budget';
 import { sendCost } from '../../reliability/budget-cost';
 import { outcomeOf } from '../../reliability/budget-sender';
+import { overContentCap } from '../../text';
 import { bytesOf, isBytes } from '../../shape';
 import { captionParamOf } from '../../reliability/job-lookup';
 import {
@@ -209,6 +210,11 @@ export function sentFields(sent: SendDone): Record<string, unknown> {
  */
 export function messageText(value: unknown, operation: string): string {
   if (value === undefined || value === null) return '';
+  // Before the bytes are decoded or anything reads the text (issue 19 §6).
+  const tooLarge = overContentCap('the message text', value);
+  if (tooLarge !== undefined) {
+    throw new GatewayError('VALIDATION', tooLarge, { operation, ambiguous: false });
+  }
   if (typeof value === 'string') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (isBytes(value)) return bytesOf(value).toString('utf8');
