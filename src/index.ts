@@ -5,7 +5,7 @@
  */
 
 // ---- client
-export { GatewayClient, methodName } from './client';
+export { DEFAULT_INVOKE_LIMITS, GatewayClient, methodName } from './client';
 export type * from './client';
 
 // ---- errors

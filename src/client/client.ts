@@ -4,6 +4,7 @@ import type { OperationDef, ServiceName } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import { parseLegacyResult } from '../soap/legacy';
 import { DEFAULT_SEGMENT_LIMITS, contentCapProblem, type SegmentLimits } from '../text';
+import { resolveInvokeLimits, type InvokeLimits } from '../generic/limits';
 import { buildRequest, type Transport } from '../soap/request';
 import { readTargetNamespace } from '../soap/wsdl';
 import { createDispatcher } from '../transport/dispatcher';
@@ -13,6 +14,7 @@ import { NamespaceCache } from './namespaces';
 import {
   checkInvokeOptions,
   credentialNames,
+  invokeLimitsOf,
   loadGeneric,
   resolveTarget,
   withCredentialsFilled,
@@ -203,6 +205,7 @@ export class GatewayClient {
   /** What validateParams checks; one object, made once. */
   private readonly limits: ValidationLimits;
   private readonly maxResponseBytes: number;
+  private readonly invokeLimits: Readonly<InvokeLimits>;
   private readonly zoneless: 'utc' | 'local';
   private readonly paths: Record<ServiceName, string>;
   /** The operations known: the typed methods, call() and what invoke() knows of an operation. */
@@ -252,6 +255,11 @@ export class GatewayClient {
       segments: segmentLimitsOf(options.segmentLimits),
       recipients: options.checkRecipients === false ? undefined : { defaultCountry },
     };
+    try {
+      this.invokeLimits = resolveInvokeLimits(options.invokeLimits);
+    } catch (e) {
+      configError(`invokeLimits: ${(e as Error).message}`);
+    }
     this.maxResponseBytes = positiveInt(
       'maxResponseBytes',
       options.maxResponseBytes,
@@ -473,18 +481,16 @@ export class GatewayClient {
         throw new GatewayError('VALIDATION', e.message, { service, operation, ambiguous: false });
       }
       const transport = this.transport;
+      const limits = invokeLimitsOf(options, this.invokeLimits, operation);
       const ctx: ResponseContext = {
         service,
         operation,
         clean,
         decoder: () =>
-          generic.createGenericDecoder({
-            transport,
-            service,
-            operation,
-            typed: options?.typed,
-            lists: options?.lists,
-          }),
+          generic.createGenericDecoder(
+            { transport, service, operation, typed: options?.typed, lists: options?.lists },
+            limits,
+          ),
       };
       const send = (): Promise<unknown> =>
         exchange(this.dispatcher, req, {
@@ -493,7 +499,7 @@ export class GatewayClient {
           deadline: scope.deadline,
           details: { service, operation },
           clean,
-          // The generic decoder holds the whole answer: this limit is what bounds it.
+          // The generic decoder holds the whole answer: bounded by this and, while it reads, by `limits`.
           maxBytes: this.maxResponseBytes,
           onHead: (head) => consumerFor(ctx, head),
         });

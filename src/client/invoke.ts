@@ -8,6 +8,7 @@ import type { OperationDef, ServiceName } from '../catalogue/types';
 import type * as Generic from '../generic';
 import { GatewayError } from '../errors';
 import { isPlainObject } from '../shape';
+import { DEFAULT_INVOKE_LIMITS, resolveInvokeLimits, type InvokeLimits } from '../generic/limits';
 import type { CallOptions } from './options';
 
 let generic: typeof Generic | undefined;
@@ -50,6 +51,25 @@ export interface InvokeOptions extends Pick<CallOptions, 'signal' | 'timeoutMs'>
    * `['Value']` turns `<Value><dbSMSJob>…</dbSMSJob></Value>` into `Value: [ … ]`.
    */
   lists?: string[];
+  /**
+   * Limits of this call's answer, over the client's `invokeLimits` (defaults: 250,000 elements, 64 levels, 8 MiB
+   * per text, 64 MiB of text in total). An answer past one fails with PARSE naming it, while it is read.
+   */
+  limits?: Partial<InvokeLimits>;
+}
+
+/** The limits of one call: `options.limits` over the client's (VALIDATION naming a bad field). */
+export function invokeLimitsOf(
+  options: InvokeOptions | undefined,
+  base: Readonly<InvokeLimits>,
+  operation: string,
+): Readonly<InvokeLimits> {
+  if (options?.limits === undefined) return base;
+  try {
+    return resolveInvokeLimits(options.limits, base);
+  } catch (e) {
+    return invalid((e as Error).message, operation);
+  }
 }
 
 /** Where an invoke() goes: the service path (below the base URL's prefix) and what the catalogue knows. */
@@ -152,4 +172,6 @@ export function checkInvokeOptions(options: InvokeOptions | undefined, operation
   if (lists !== undefined && (!Array.isArray(lists) || !lists.every((l) => typeof l === 'string'))) {
     invalid('lists must be an array of element names', operation);
   }
+  // Checked before anything is sent (also a namespace discovery).
+  invokeLimitsOf(options, DEFAULT_INVOKE_LIMITS, operation);
 }

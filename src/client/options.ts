@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { Catalogue } from '../catalogue/catalogue';
+import type { InvokeLimits } from '../generic/limits';
 import type { TlsOptions } from '../transport/dispatcher';
 import type { Transport } from '../soap/request';
 import type { FlowControl, FlowControlOptions } from '../reliability/flow-control';
@@ -83,6 +84,13 @@ export interface GatewayClientOptions {
    * call stops reading, aborts the request and fails with code PARSE naming the limit.
    */
   maxResponseBytes?: number;
+  /**
+   * Limits of an answer to `invoke()` (which holds the whole answer, unlike the typed methods), checked while it
+   * is read: elements (default 250,000), nesting (64), characters of one text or attribute value (8 MiB) and of
+   * all text decoded (64 MiB). Past one the call fails with PARSE naming it. `InvokeOptions.limits` overrides
+   * them per call. docs/architecture.md ("XML") says why these defaults.
+   */
+  invokeLimits?: Partial<InvokeLimits>;
   /**
    * Safe retries of the typed send methods (default on; docs/reliability.md): retry what surely was not
    * sent, look the reference up after an ambiguous failure before retrying. `false`: a send is never repeated.

@@ -10,6 +10,8 @@ import type { ResponseDecoder } from '../soap/decode';
 import { faultError } from '../soap/fault';
 import { NS } from '../soap/ns';
 import type { Transport } from '../soap/request';
+import { AnswerGate } from './gate';
+import { DEFAULT_INVOKE_LIMITS, LimitExceeded, count, type InvokeLimits } from './limits';
 import { attrKey, elements, parseXml, textOf, type XmlElement } from './xml';
 
 export interface GenericDecodeOptions {
@@ -58,68 +60,171 @@ const isNil = (el: XmlElement): boolean => {
 
 const isWhitespace = (s: string): boolean => s.trim() === '';
 
-/** Turns elements into plain values; follows multi-references within a budget (shared refs can multiply). */
+/** A value being built: an element's children still to convert, and what they go into. */
+interface Frame {
+  readonly children: readonly (XmlElement | string)[];
+  next: number;
+  /** A list element's items, or null for a record. */
+  readonly list: unknown[] | null;
+  readonly record: Record<string, unknown> | null;
+  /** Keys already holding an array of repeated elements. */
+  readonly repeated: Set<string> | null;
+  /** Where the finished value goes: the key in the parent record (ignored for a list item or the top). */
+  readonly key: string;
+  /** Multi-references followed to get here (resolving until this value is done). */
+  readonly ids: readonly string[] | null;
+  /** The element's text, for mixed content. */
+  readonly text: string;
+}
+
+/**
+ * Turns elements into plain values without recursion (an explicit stack of frames), following multi-references.
+ * Every value counts against maxElements and every text against maxDecodedLength, so shared references cannot
+ * multiply the answer past the limits either.
+ */
 class Converter {
   private readonly ids = new Map<string, XmlElement>();
   private readonly resolving = new Set<string>();
+  private values = 0;
   private budget: number;
+  private decoded = 0;
   private readonly lists: ReadonlySet<string>;
 
   constructor(
     scope: XmlElement,
     private readonly typed: boolean,
     lists: readonly string[] | undefined,
+    private readonly limits: Readonly<InvokeLimits>,
   ) {
     this.lists = new Set(lists ?? []);
-    let count = 0;
+    let elementCount = 0;
     const stack = [scope];
     for (let el = stack.pop(); el; el = stack.pop()) {
-      count++;
+      elementCount++;
       const id = firstAttr(el, ID);
       if (id !== undefined && !this.ids.has(id)) this.ids.set(id, el);
-      stack.push(...elements(el));
+      for (const n of el.nodes) if (typeof n !== 'string') stack.push(n);
     }
     // Each referenced value is normally read once: twice the document plus some slack is generous.
-    this.budget = 2 * count + 10_000;
+    this.budget = 2 * elementCount + 10_000;
   }
 
-  value(el: XmlElement): unknown {
-    if (--this.budget < 0) throw new Error('references expand the answer too far');
-    const ref = el.attrs.get(HREF) ?? firstAttr(el, REF);
-    if (ref !== undefined) return this.follow(ref.trim().replace(/^#/, ''));
-    if (isNil(el)) return null;
-    const children = elements(el);
-    if (this.lists.has(el.local)) return children.map((c) => this.value(c));
-    const text = textOf(el);
-    if (children.length === 0) return this.typed ? typedValue(text) : text;
-    const out: Record<string, unknown> = {};
-    const repeated = new Set<string>();
-    for (const child of children) {
-      const key = child.local;
-      const v = this.value(child);
-      if (repeated.has(key)) (out[key] as unknown[]).push(v);
-      else if (Object.prototype.hasOwnProperty.call(out, key)) {
-        out[key] = [out[key], v];
-        repeated.add(key);
-      } else out[key] = v;
+  /** The plain value of `root`. */
+  value(root: XmlElement): unknown {
+    const stack: Frame[] = [];
+    let result: unknown;
+    const deliver = (frame: Frame | undefined, key: string, v: unknown): void => {
+      if (frame === undefined) result = v;
+      else if (frame.list !== null) frame.list.push(v);
+      else {
+        const out = frame.record as Record<string, unknown>;
+        if (frame.repeated!.has(key)) (out[key] as unknown[]).push(v);
+        else if (Object.prototype.hasOwnProperty.call(out, key)) {
+          out[key] = [out[key], v];
+          frame.repeated!.add(key);
+        } else out[key] = v;
+      }
+    };
+    const begin = (start: XmlElement): void => {
+      const parent = stack[stack.length - 1];
+      const key = start.local;
+      let el = start;
+      let ids: string[] | null = null;
+      // A chain of references: each one followed, each checked for a loop.
+      for (let ref = refOf(el); ref !== undefined; ref = refOf(el)) {
+        const id = ref.trim().replace(/^#/, '');
+        const target = this.ids.get(id);
+        if (!target) throw new Error(`unresolved reference #${id}`);
+        if (this.resolving.has(id)) throw new Error(`reference #${id} refers to itself`);
+        this.resolving.add(id);
+        (ids ??= []).push(id);
+        this.count();
+        el = target;
+      }
+      this.count();
+      const children = el.nodes;
+      const hasChildren = children.some((n) => typeof n !== 'string');
+      const isList = !isNil(el) && this.lists.has(el.local);
+      if (isNil(el) || (!hasChildren && !isList)) {
+        const v = isNil(el) ? null : this.leaf(textOf(el));
+        if (ids) for (const id of ids) this.resolving.delete(id);
+        return deliver(parent, key, v);
+      }
+      stack.push({
+        children,
+        next: 0,
+        list: isList ? [] : null,
+        record: isList ? null : {},
+        repeated: isList ? null : new Set(),
+        key,
+        ids,
+        text: isList ? '' : textOf(el),
+      });
+    };
+    begin(root);
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1] as Frame;
+      let child: XmlElement | undefined;
+      while (frame.next < frame.children.length && child === undefined) {
+        const n = frame.children[frame.next++];
+        if (typeof n !== 'string') child = n;
+      }
+      if (child !== undefined) {
+        begin(child);
+        continue;
+      }
+      stack.pop();
+      if (frame.ids) for (const id of frame.ids) this.resolving.delete(id);
+      let v: unknown = frame.list;
+      if (frame.record !== null) {
+        // Mixed content keeps its text; indentation between elements is not content.
+        if (!isWhitespace(frame.text)) {
+          frame.record['#text'] = frame.text;
+          this.addDecoded(frame.text.length);
+        }
+        v = frame.record;
+      }
+      deliver(stack[stack.length - 1], frame.key, v);
     }
-    // Mixed content keeps its text; indentation between elements is not content.
-    if (!isWhitespace(text)) out['#text'] = text;
-    return out;
+    return result;
   }
 
-  private follow(id: string): unknown {
-    const target = this.ids.get(id);
-    if (!target) throw new Error(`unresolved reference #${id}`);
-    if (this.resolving.has(id)) throw new Error(`reference #${id} refers to itself`);
-    this.resolving.add(id);
-    try {
-      return this.value(target);
-    } finally {
-      this.resolving.delete(id);
+  private leaf(text: string): unknown {
+    this.addDecoded(text.length);
+    return this.typed ? typedValue(text) : text;
+  }
+
+  private count(): void {
+    if (++this.values > this.budget) throw new Error('references expand the answer too far');
+    if (this.values > this.limits.maxElements) {
+      throw new LimitExceeded(
+        `the answer holds more than ${count(this.limits.maxElements)} values, references followed`,
+        'maxElements',
+      );
+    }
+  }
+
+  private addDecoded(n: number): void {
+    this.decoded += n;
+    if (this.decoded > this.limits.maxDecodedLength) {
+      throw new LimitExceeded(
+        `the answer decodes to more than ${count(this.limits.maxDecodedLength)} characters of text, references followed`,
+        'maxDecodedLength',
+      );
     }
   }
 }
+
+/** The plain value of an element (for tests of the conversion on its own). */
+export function plainValue(
+  el: XmlElement,
+  typed: boolean,
+  limits: Readonly<InvokeLimits> = DEFAULT_INVOKE_LIMITS,
+): unknown {
+  return new Converter(el, typed, undefined, limits).value(el);
+}
+
+const refOf = (el: XmlElement): string | undefined => el.attrs.get(HREF) ?? firstAttr(el, REF);
 
 function parseFault(fault: XmlElement, converter: Converter, opts: GenericDecodeOptions): GatewayError {
   let code: string | undefined;
@@ -149,13 +254,13 @@ function parseFault(fault: XmlElement, converter: Converter, opts: GenericDecode
 }
 
 /** The answer inside a SOAP envelope: the fault, or the response wrapper with `<Op>Result` unwrapped. */
-function soapAnswer(root: XmlElement, opts: GenericDecodeOptions): unknown {
+function soapAnswer(root: XmlElement, opts: GenericDecodeOptions, limits: Readonly<InvokeLimits>): unknown {
   if (root.local !== 'Envelope' || (root.uri !== NS.soap11 && root.uri !== NS.soap12)) {
     throw new Error(`expected a SOAP Envelope, found <${root.local}>`);
   }
   const body = elements(root).find((e) => e.local === 'Body' && e.uri === root.uri);
   if (!body) throw new Error('the Envelope has no Body');
-  const converter = new Converter(body, opts.typed === true, opts.lists);
+  const converter = new Converter(body, opts.typed === true, opts.lists, limits);
   const first = elements(body)[0];
   if (!first) return null; // a one-way or void answer with an empty Body
   if (first.local === 'Fault' && first.uri === root.uri) throw parseFault(first, converter, opts);
@@ -182,24 +287,40 @@ function soapAnswer(root: XmlElement, opts: GenericDecodeOptions): unknown {
 
 class GenericDecoder implements ResponseDecoder {
   private readonly chunks: Uint8Array[] = [];
+  private readonly gate: AnswerGate;
 
-  constructor(private readonly opts: GenericDecodeOptions) {}
+  constructor(
+    private readonly opts: GenericDecodeOptions,
+    private readonly limits: Readonly<InvokeLimits>,
+  ) {
+    this.gate = new AnswerGate(limits);
+  }
 
   write(chunk: Uint8Array): void {
-    // The transport stops reading past maxResponseBytes: no second limit here.
+    // Checked as it arrives (a limit passed stops the read); kept for the parser at the end. Its size is bounded
+    // by the transport's maxResponseBytes.
+    this.parsing(() => this.gate.write(chunk));
     this.chunks.push(chunk);
   }
 
   end(): unknown {
     let text = Buffer.concat(this.chunks).toString('utf8');
+    this.chunks.length = 0;
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     const soap = this.opts.transport === 'soap11' || this.opts.transport === 'soap12';
+    // ASMX answers a void method over GET/POST with an empty 200.
+    if (!soap && isWhitespace(text)) return null;
+    return this.parsing(() => {
+      this.gate.end();
+      const root = parseXml(text, this.limits.maxDepth);
+      if (soap) return soapAnswer(root, this.opts, this.limits);
+      return new Converter(root, this.opts.typed === true, this.opts.lists, this.limits).value(root);
+    });
+  }
+
+  private parsing<T>(work: () => T): T {
     try {
-      // ASMX answers a void method over GET/POST with an empty 200.
-      if (!soap && isWhitespace(text)) return null;
-      const root = parseXml(text);
-      if (soap) return soapAnswer(root, this.opts);
-      return new Converter(root, this.opts.typed === true, this.opts.lists).value(root);
+      return work();
     } catch (e) {
       if (e instanceof GatewayError) throw e;
       throw new GatewayError(
@@ -215,7 +336,13 @@ class GenericDecoder implements ResponseDecoder {
   }
 }
 
-/** A decoder for one answer to any operation; the body is read whole (fast-xml-parser does not stream). */
-export function createGenericDecoder(opts: GenericDecodeOptions): ResponseDecoder {
-  return new GenericDecoder(opts);
+/**
+ * A decoder for one answer to any operation: its shape checked against `limits` while it arrives, then read
+ * whole (fast-xml-parser does not stream).
+ */
+export function createGenericDecoder(
+  opts: GenericDecodeOptions,
+  limits: Readonly<InvokeLimits> = DEFAULT_INVOKE_LIMITS,
+): ResponseDecoder {
+  return new GenericDecoder(opts, limits);
 }

@@ -1,23 +1,21 @@
 /**
- * Reading an answer we know nothing about: fast-xml-parser, configured for text from an untrusted gateway, into a
- * small namespace-resolved element tree. What is refused, and why:
+ * Reading an answer we know nothing about into a small namespace-resolved element tree, with fast-xml-parser
+ * configured for text from an untrusted gateway. The answer reaching it has passed the gate (gate.ts) while it was
+ * read: well-formed, no DTD, and within the limits of elements, nesting and text, so parsing and the tree are
+ * bounded. What is refused here as well, and why:
  * - any markup declaration (`<!DOCTYPE`, `<!ENTITY`, ... anywhere: the parser would read one even inside an
  *   element): no DTD, so no entity of the document's own can exist, and billion-laughs-style expansion cannot
  *   start (SOAP forbids DTDs anyway);
- * - documents that are not well-formed (fast-xml-parser's validator), with more than one root or text after it;
- * - nesting deeper than MAX_DEPTH (the parser's maxNestedTags), element names JavaScript treats specially
+ * - nesting deeper than the limit (the parser's maxNestedTags), element names JavaScript treats specially
  *   (`__proto__`, `constructor`, `prototype`: fast-xml-parser refuses them, and so does the tree below).
  * Entity processing in the parser is off: references are decoded here, once, by the package's XML text codec
  * (the five predefined entities and character references; anything else is an error), so nothing expands.
- * The body's size is bounded before it gets here (the transport's maxResponseBytes).
+ * The tree is built without recursion: a deep or wide answer cannot exhaust the stack.
  */
 import { XMLParser, type X2jOptions } from 'fast-xml-parser';
 import { decodeText } from '../soap/xml-scanner';
 
-/** Deepest element nesting read (an ASMX answer is rarely deeper than 12). */
-export const MAX_DEPTH = 128;
-
-const PARSER_OPTIONS: X2jOptions = {
+const parserOptions = (maxDepth: number): X2jOptions => ({
   preserveOrder: true,
   ignoreAttributes: false,
   attributeNamePrefix: '',
@@ -34,12 +32,12 @@ const PARSER_OPTIONS: X2jOptions = {
   allowBooleanAttributes: false,
   unpairedTags: [],
   stopNodes: [],
-  maxNestedTags: MAX_DEPTH,
+  maxNestedTags: maxDepth,
   strictReservedNames: true,
-};
+});
 
-/** One parser for every answer: its options never change and parse() keeps no state between calls. */
-let parser: XMLParser | undefined;
+/** One parser per depth limit (in practice one): its options never change and parse() keeps no state. */
+const parsers = new Map<number, XMLParser>();
 
 /** An element with its namespace resolved from the declarations in scope. */
 export interface XmlElement {
@@ -56,7 +54,10 @@ export const attrKey = (uri: string | undefined, local: string): string => (uri 
 
 const FORBIDDEN_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
-const ROOT_SCOPE: ReadonlyMap<string, string | undefined> = new Map([['xml', XML_NS]]);
+type Scope = ReadonlyMap<string, string | undefined>;
+const ROOT_SCOPE: Scope = new Map([['xml', XML_NS]]);
+/** Most elements have no attributes: they share this one (never written). */
+const NO_ATTRS: ReadonlyMap<string, string> = new Map();
 
 /**
  * Refuses `<!` markup other than comments and CDATA sections anywhere in the text: a markup declaration is
@@ -66,7 +67,7 @@ function refuseDeclarations(text: string): void {
   for (let i = text.indexOf('<!'); i >= 0; i = text.indexOf('<!', i)) {
     if (text.startsWith('<!--', i)) {
       const end = text.indexOf('-->', i + 4);
-      if (end < 0) return; // unterminated: the validator reports it
+      if (end < 0) return; // unterminated: the parser reports it
       i = end + 3;
     } else if (text.startsWith('<![CDATA[', i)) {
       const end = text.indexOf(']]>', i + 9);
@@ -78,69 +79,118 @@ function refuseDeclarations(text: string): void {
   }
 }
 
-type Ordered = Record<string, unknown>;
+/** A node of fast-xml-parser's ordered output: `{ name: children, ':@': attributes }`, `{ '#text': text }`. */
+export type Ordered = Record<string, unknown>;
 
-const localOf = (qname: string): [prefix: string, local: string] => {
-  const i = qname.indexOf(':');
-  return i < 0 ? ['', qname] : [qname.slice(0, i), qname.slice(i + 1)];
-};
+/** Prefix and local part of each qualified name seen: a document repeats a few names many times. */
+class Names {
+  private readonly seen = new Map<string, readonly [string, string]>();
+  split(qname: string): readonly [prefix: string, local: string] {
+    let parts = this.seen.get(qname);
+    if (parts === undefined) {
+      const i = qname.indexOf(':');
+      parts = i < 0 ? ['', qname] : [qname.slice(0, i), qname.slice(i + 1)];
+      this.seen.set(qname, parts);
+    }
+    return parts;
+  }
+}
 
 const decode = (raw: string): string => decodeText(raw, 0, raw.length);
 
-function toElement(
+/** The element's namespace scope and attributes from its raw attributes, and the element (children to come). */
+function element(
   name: string,
   node: Ordered,
-  parentScope: ReadonlyMap<string, string | undefined>,
-): XmlElement {
-  const rawAttrs = (node[':@'] ?? {}) as Record<string, string>;
+  parentScope: Scope,
+  names: Names,
+): [XmlElement & { nodes: (XmlElement | string)[] }, Scope] {
+  const rawAttrs = node[':@'] as Record<string, string> | undefined;
   let scope = parentScope;
-  for (const [k, v] of Object.entries(rawAttrs)) {
-    if (k === 'xmlns' || k.startsWith('xmlns:')) {
-      if (scope === parentScope) scope = new Map(parentScope);
-      (scope as Map<string, string | undefined>).set(k === 'xmlns' ? '' : k.slice(6), decode(v) || undefined);
+  let attrs = NO_ATTRS;
+  if (rawAttrs !== undefined) {
+    for (const k in rawAttrs) {
+      if (k === 'xmlns' || k.startsWith('xmlns:')) {
+        if (scope === parentScope) scope = new Map(parentScope);
+        (scope as Map<string, string | undefined>).set(
+          k === 'xmlns' ? '' : k.slice(6),
+          decode(rawAttrs[k] as string) || undefined,
+        );
+      }
     }
+    const own = new Map<string, string>();
+    for (const k in rawAttrs) {
+      if (k === 'xmlns' || k.startsWith('xmlns:')) continue;
+      const [prefix, local] = names.split(k);
+      // Attributes without a prefix have no namespace (not the default one).
+      own.set(attrKey(prefix ? scope.get(prefix) : undefined, local), decode(rawAttrs[k] as string));
+    }
+    if (own.size > 0) attrs = own;
   }
-  const attrs = new Map<string, string>();
-  for (const [k, v] of Object.entries(rawAttrs)) {
-    if (k === 'xmlns' || k.startsWith('xmlns:')) continue;
-    const [prefix, local] = localOf(k);
-    // Attributes without a prefix have no namespace (not the default one).
-    attrs.set(attrKey(prefix ? scope.get(prefix) : undefined, local), decode(v));
-  }
-  const [prefix, local] = localOf(name);
+  const [prefix, local] = names.split(name);
   if (FORBIDDEN_NAMES.has(local)) throw new Error(`element name <${name}> is not accepted`);
-  const nodes: (XmlElement | string)[] = [];
-  for (const child of node[name] as Ordered[]) {
-    if ('#text' in child) nodes.push(decode(child['#text'] as string));
-    else if ('#cdata' in child) {
-      for (const c of child['#cdata'] as Ordered[]) nodes.push(String(c['#text'] ?? ''));
-    } else {
-      const childName = Object.keys(child).find((k) => k !== ':@');
-      if (childName !== undefined) nodes.push(toElement(childName, child, scope));
-    }
-  }
-  return { local, uri: scope.get(prefix), attrs, nodes };
+  // Exactly as many slots as children (a growing array would reserve 17 for the first): most elements hold one text.
+  const nodes = new Array<XmlElement | string>((node[name] as Ordered[]).length);
+  return [{ local, uri: scope.get(prefix), attrs, nodes }, scope];
 }
 
-/** Parses a whole answer into its root element. Throws an Error saying what is wrong. */
-export function parseXml(text: string): XmlElement {
+const nameOf = (node: Ordered): string | undefined => {
+  for (const k in node) if (k !== ':@') return k;
+  return undefined;
+};
+
+/** The tree of fast-xml-parser's ordered output, built with a stack of elements whose children are still to come. */
+export function toTree(rootName: string, rootNode: Ordered): XmlElement {
+  const names = new Names();
+  const [root, rootScope] = element(rootName, rootNode, ROOT_SCOPE, names);
+  const pending: [XmlElement & { nodes: (XmlElement | string)[] }, Ordered, string, Scope][] = [
+    [root, rootNode, rootName, rootScope],
+  ];
+  for (let job = pending.pop(); job !== undefined; job = pending.pop()) {
+    const [el, node, name, scope] = job;
+    const children = node[name] as Ordered[];
+    let n = 0;
+    for (const child of children) {
+      if ('#text' in child) el.nodes[n++] = decode(child['#text'] as string);
+      else if ('#cdata' in child) {
+        el.nodes[n++] = (child['#cdata'] as Ordered[]).map((c) => String(c['#text'] ?? '')).join('');
+      } else {
+        const childName = nameOf(child);
+        if (childName === undefined) continue;
+        const [c, childScope] = element(childName, child, scope, names);
+        el.nodes[n++] = c;
+        pending.push([c, child, childName, childScope]);
+      }
+    }
+    if (n < children.length) el.nodes.length = n;
+  }
+  return root;
+}
+
+/** Parses a whole answer (already through the gate) into its root element. Throws an Error saying what is wrong. */
+export function parseXml(text: string, maxDepth: number): XmlElement {
   refuseDeclarations(text);
-  parser ??= new XMLParser(PARSER_OPTIONS);
-  // `true`: fast-xml-parser's validator first (the parser alone accepts unclosed and mismatched tags).
-  const top = parser.parse(text, true) as Ordered[];
-  // The validator lets text after the root pass.
-  const end = text.lastIndexOf('>');
-  if (end >= 0 && text.slice(end + 1).trim() !== '') throw new Error('text after the root element');
+  let parser = parsers.get(maxDepth);
+  if (parser === undefined) {
+    parser = new XMLParser(parserOptions(maxDepth));
+    parsers.set(maxDepth, parser);
+  }
+  // No validator pass: the gate checked that the document is well-formed while it was read.
+  const top = parser.parse(text) as Ordered[];
   const roots = top.filter((n) => !('#text' in n) || String(n['#text']).trim() !== '');
   if (roots.length !== 1) throw new Error(roots.length ? 'more than one root element' : 'no root element');
   const root = roots[0] as Ordered;
-  const name = Object.keys(root).find((k) => k !== ':@');
+  const name = nameOf(root);
   if (name === undefined || name === '#text' || name === '#cdata')
     throw new Error('text outside the root element');
-  return toElement(name, root, ROOT_SCOPE);
+  return toTree(name, root);
 }
 
 export const elements = (el: XmlElement): XmlElement[] =>
   el.nodes.filter((n): n is XmlElement => typeof n !== 'string');
 
-export const textOf = (el: XmlElement): string => el.nodes.filter((n) => typeof n === 'string').join('');
+export const textOf = (el: XmlElement): string => {
+  let text = '';
+  for (const n of el.nodes) if (typeof n === 'string') text += n;
+  return text;
+};

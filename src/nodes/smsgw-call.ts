@@ -6,6 +6,8 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import type { InvokeOptions, InvokeTarget } from '../client';
 import { GatewayError } from '../errors';
+import { loadGeneric } from '../client/invoke';
+import { resolveInvokeLimits, type InvokeLimits } from '../generic/limits';
 import { isBytes, isDate } from '../shape';
 import { attachConfig, requireConfig } from './config/config';
 import { onInput } from './common/input';
@@ -59,12 +61,26 @@ export default (RED: NodeAPI): void => {
   function SmsgwCall(this: Node, def: CallDef): void {
     RED.nodes.createNode(this, def);
     const config = attachConfig(RED, this, def.gateway);
+    // The generic path's libraries (xmlbuilder2 alone: ~120 ms, several times that on a busy machine) load at
+    // deploy, not while the first msg waits and every other flow with it.
+    setImmediate(loadGeneric);
     const lists = (def.lists ?? '')
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
+    // settings.js smsgwInvokeLimits: the answer's limits (docs/nodes.md); a bad one fails every msg loudly.
+    let limits: Readonly<InvokeLimits> | undefined;
+    let limitsError: GatewayError | undefined;
+    const setting = (RED.settings as unknown as Record<string, unknown>).smsgwInvokeLimits;
+    try {
+      if (setting !== undefined) limits = resolveInvokeLimits(setting);
+    } catch (e) {
+      limitsError = new GatewayError('CONFIG', `settings.js smsgwInvokeLimits: ${(e as Error).message}`);
+      this.error(limitsError.message);
+    }
 
     onInput(RED, this, nodeOutput(RED, def), async (msg, signal) => {
+      if (limitsError) throw limitsError;
       // Sending no credentials ("none"), the node works with a configuration without an account.
       const client = requireConfig(config, def.auth !== 'none').getClient();
       const target =
@@ -81,6 +97,7 @@ export default (RED: NodeAPI): void => {
         throw new GatewayError('VALIDATION', 'msg.soapHeaders must be an object of header blocks');
       }
       const options: InvokeOptions = { signal, typed: def.typed === true, lists };
+      if (limits) options.limits = limits;
       if (headers) options.headers = headers;
       if (text(def.namespace)) options.namespace = text(def.namespace)!;
       if (text(def.soapAction)) options.soapAction = text(def.soapAction)!;

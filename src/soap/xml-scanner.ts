@@ -224,6 +224,9 @@ export class XmlScanner {
     const head = s.slice(lt, lt + 9);
     if (head.length < 9 && ['<!--', '<![CDATA[', '<!DOCTYPE'].some((m) => m.startsWith(head)))
       return NEED_MORE;
+    // <!ENTITY, <!ELEMENT, <!ATTLIST, <!NOTATION: declarations of a DTD, wherever they stand.
+    const c = s.charCodeAt(lt + 2);
+    if (c >= 65 && c <= 90) throw new Error('DTD is prohibited (a markup declaration)');
     throw new Error('malformed markup declaration');
   }
 

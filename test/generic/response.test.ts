@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
-import { createGenericDecoder, type GenericDecodeOptions } from '../../src/generic';
+import {
+  createGenericDecoder,
+  resolveInvokeLimits,
+  type GenericDecodeOptions,
+  type InvokeLimits,
+} from '../../src/generic';
 import { GatewayError } from '../../src/errors';
 
 const S11 = 'http://schemas.xmlsoap.org/soap/envelope/';
@@ -13,17 +18,30 @@ const env12 = (body: string, extra = ''): string =>
   `${DECL}<soap:Envelope xmlns:soap="${S12}" xmlns:xsi="${XSI}"${extra}><soap:Body>${body}</soap:Body></soap:Envelope>`;
 
 /** Decodes `text` fed in chunks of `size` bytes (answers arrive in pieces). */
-function decode(text: string, opts: Partial<GenericDecodeOptions> = {}, size = 7): unknown {
-  const d = createGenericDecoder({ transport: 'soap11', operation: 'Op', ...opts });
+function decode(
+  text: string,
+  opts: Partial<GenericDecodeOptions> = {},
+  size = 7,
+  limits: Partial<InvokeLimits> = {},
+): unknown {
+  const d = createGenericDecoder(
+    { transport: 'soap11', operation: 'Op', ...opts },
+    resolveInvokeLimits(limits),
+  );
   const bytes = Buffer.from(text, 'utf8');
   for (let i = 0; i < bytes.length; i += size) d.write(bytes.subarray(i, i + size));
   return d.end();
 }
 
-function refused(text: string, message: RegExp, opts: Partial<GenericDecodeOptions> = {}): GatewayError {
+function refused(
+  text: string,
+  message: RegExp,
+  opts: Partial<GenericDecodeOptions> = {},
+  limits: Partial<InvokeLimits> = {},
+): GatewayError {
   let caught: unknown;
   try {
-    decode(text, opts, 4096);
+    decode(text, opts, 4096, limits);
   } catch (e) {
     caught = e;
   }
@@ -186,12 +204,15 @@ describe('generic response decoder (fast-xml-parser)', () => {
       refused(env11('<R><OpResult>&#x1;</OpResult></R>'), /invalid character reference/);
     });
 
-    it('deep nesting: more than 128 levels, also 100,000 (no stack overflow)', () => {
+    it('deep nesting: more than 64 levels (maxDepth), also 100,000 (no stack overflow)', () => {
       const nest = (n: number): string =>
         env11(`<R><OpResult>${'<a>'.repeat(n)}x${'</a>'.repeat(n)}</OpResult></R>`);
-      assert.ok(decode(nest(100)));
-      refused(nest(130), /Maximum nested tags exceeded/);
-      refused(nest(100_000), /Maximum nested tags exceeded/);
+      // Envelope, Body, R, OpResult: 4 levels around the nest.
+      assert.ok(decode(nest(60)));
+      refused(nest(61), /elements nested deeper than 64 levels \(maxDepth\)/);
+      refused(nest(100_000), /elements nested deeper than 64 levels \(maxDepth\)/);
+      // A limit of the caller's: deeper answers read, and without recursion.
+      assert.ok(decode(nest(5_000), {}, 4096, { maxDepth: 6_000 }));
     });
 
     it('names JavaScript treats specially (prototype pollution)', () => {
@@ -208,11 +229,12 @@ describe('generic response decoder (fast-xml-parser)', () => {
 
     it('documents that are not well-formed: truncated, mismatched, two roots, text after the root, not XML', () => {
       const whole = env11('<R><OpResult>1</OpResult></R>');
-      refused(whole.slice(0, -20), /Unclosed|closing tag|Expected/i);
-      refused(env11('<R><OpResult>1</R></OpResult>'), /closing tag/);
-      refused(`${DECL}<a/><b/>`, /more than one root|Multiple/i, { transport: 'get' });
-      refused(`${whole}junk`, /text after the root|Extra text at the end/);
-      refused(`${DECL}<a/>junk`, /text after the root/, { transport: 'get' });
+      refused(whole.slice(0, -20), /the document ended inside a tag/);
+      refused(whole.slice(0, whole.indexOf('</R>')), /unclosed element <R>/);
+      refused(env11('<R><OpResult>1</R></OpResult>'), /<\/R> does not close <OpResult>/);
+      refused(`${DECL}<a/><b/>`, /more than one root/, { transport: 'get' });
+      refused(`${whole}junk`, /text outside the root element/);
+      refused(`${DECL}<a/>junk`, /text outside the root element/, { transport: 'get' });
       refused('Service Unavailable', /.+/, { transport: 'get' });
       refused(`${DECL}<html><body>x</body></html>`, /expected a SOAP Envelope, found <html>/);
     });

@@ -208,4 +208,30 @@ describe('nodes: smsgw-call (any operation)', () => {
       assert.match(seen[1]!.body, new RegExp(`<Login>demo</Login><Secret>${DEMO.password}</Secret>`));
     });
   });
+  it('settings.js smsgwInvokeLimits bounds the answer (PARSE naming the limit); a bad value fails with CONFIG', async () => {
+    const settings = { userDir: env.userDir, smsgwSendHlrPollInterval: 100 };
+    try {
+      // The balance answer: Envelope, Body, Response, Result, StatusCode, Value... more than 3 elements.
+      helper.settings({ ...settings, smsgwInvokeLimits: { maxElements: 3 } } as Record<string, unknown>);
+      await loadFlow(flowWith(env.emu.url, [callNode({})]));
+      const caught = nextMessage('caught');
+      send('n1', { payload: {} });
+      const error = (await caught).error as { code: string; message: string };
+      assert.equal(error.code, 'PARSE');
+      assert.match(error.message, /more than 3 elements \(maxElements\)/);
+      await helper.unload();
+      helper.settings({ ...settings, smsgwInvokeLimits: { maxElements: 'many' } } as Record<string, unknown>);
+      await loadFlow(flowWith(env.emu.url, [callNode({})]));
+      const refused = nextMessage('caught');
+      send('n1', { payload: {} });
+      const config = (await refused).error as { code: string; message: string };
+      assert.equal(config.code, 'CONFIG');
+      assert.match(
+        config.message,
+        /settings\.js smsgwInvokeLimits: limits\.maxElements must be a positive whole number/,
+      );
+    } finally {
+      helper.settings(settings as Record<string, unknown>);
+    }
+  });
 });
