@@ -390,6 +390,16 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await setTypedString(page, 'node-input-text', 'a'.repeat(1530));
     await warning.waitFor({ state: 'detached', timeout: 10000 });
     assert.match(await info.innerText(), /GSM-7 · 10 segment/);
+    // over the hard cap (issue 19 §6): not analysed, the dialog says the node refuses it
+    await setTypedString(page, 'node-input-text', 'a'.repeat(70_000));
+    await page.waitForFunction(
+      () =>
+        /^70,000 characters: a text is at most 65,536 characters/.test(
+          document.querySelector('#smsgw-send-sms-analysis .smsgw-too-long')?.textContent?.trim() ?? '',
+        ),
+      undefined,
+      { timeout: 10000 },
+    );
     await page.click('#node-dialog-cancel');
     await page.waitForSelector('#node-dialog-cancel', { state: 'detached' });
   });
