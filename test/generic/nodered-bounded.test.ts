@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,25 @@ const S11 = 'http://schemas.xmlsoap.org/soap/envelope/';
 const NS = 'urn:bounded';
 const ELEMENTS = 2_900_000;
 const MiB = 1024 * 1024;
+
+/** GETs argv[1] every 100 ms and prints each answer time (ms) on a line (after "ready"), until stdin says stop. */
+const PINGER = `
+let on = true;
+process.stdin.on('data', () => (on = false)).resume();
+(async () => {
+  // Not timed: the first fetch of a process loads and sets up its HTTP client.
+  await (await fetch(process.argv[1])).text();
+  process.stdout.write('ready\\n');
+  while (on) {
+    const t = performance.now();
+    const res = await fetch(process.argv[1], { signal: AbortSignal.timeout(30000) });
+    await res.text();
+    process.stdout.write(Math.round(performance.now() - t) + '\\n');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  process.exit(0);
+})().catch((e) => { process.stdout.write('error ' + e + '\\n'); process.exit(1); });
+`;
 
 /** A gateway whose QueryReceivedDLR answer is 23 MB of `<a>1</a>`, streamed with backpressure. */
 async function bigAnswerGateway(): Promise<{ url: string; written: () => number; close(): Promise<void> }> {
@@ -179,22 +199,19 @@ describe('generic path in a real Node-RED: the 23 MB answer of tiny elements', f
     }
     const atStart = memoryOf(pid).rss;
 
-    // /ping every 100 ms while the call runs: the longest answer time.
-    let pinging = true;
-    let longestPing = 0;
-    let pings = 0;
-    const times: number[] = [];
-    const pinger = (async () => {
-      while (pinging) {
-        const t = performance.now();
-        const res = await fetch(`${url}/ping`, { signal: AbortSignal.timeout(30_000) });
-        await res.text();
-        longestPing = Math.max(longestPing, performance.now() - t);
-        times.push(Math.round(performance.now() - t));
-        pings++;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })();
+    // /ping every 100 ms while the call runs, from a process of its own: the test process (a heap grown by the
+    // whole suite, the gateway streaming in it) would add its own pauses to what it measures.
+    const pinger = spawn(process.execPath, ['-e', PINGER, `${url}/ping`], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: childEnv(),
+    });
+    let pingOutput = '';
+    pinger.stdout.on('data', (c: Buffer) => (pingOutput += c.toString()));
+    const pingerExited = new Promise<void>((resolve) => pinger.once('exit', () => resolve()));
+    for (let i = 0; !pingOutput.includes('\n'); i++) {
+      assert.ok(i < 300, `the pinger did not start: ${pingOutput}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     let answer: { ok?: boolean; code?: string; message?: string };
     try {
       const res = await fetch(`${url}/call`, {
@@ -209,14 +226,22 @@ describe('generic path in a real Node-RED: the 23 MB answer of tiny elements', f
     } catch (e) {
       throw new Error(`POST /call: ${(e as Error).message}\n${red.output().slice(-3000)}`, { cause: e });
     } finally {
-      pinging = false;
-      await pinger;
+      pinger.stdin.end('stop\n');
+      await pingerExited;
     }
+    const times = pingOutput
+      .trim()
+      .split('\n')
+      .map(Number)
+      .filter((n) => Number.isFinite(n));
+    assert.ok(!pingOutput.includes('error'), `a ping failed: ${pingOutput}`);
+    const pings = times.length;
+    const longestPing = Math.max(...times);
     const memory = memoryOf(pid);
     if (process.env.SMSGW_FIGURES) {
       console.log(
         `      RSS ${atStart.toFixed(0)} MB at start, peak ${memory.peak.toFixed(0)} MB; ${pings} pings, longest ` +
-          `${longestPing.toFixed(0)} ms; the gateway wrote ${(gateway!.written() / MiB).toFixed(1)} MiB`,
+          `${longestPing.toFixed(0)} ms (${times.join(' ')}); the gateway wrote ${(gateway!.written() / MiB).toFixed(1)} MiB`,
       );
     }
 
