@@ -462,6 +462,31 @@ describe('nodes: durable outbox', function () {
     assert.equal(listed.body.problem, undefined);
   });
 
+  it('outbox ticked but Node-RED has no user directory: said on the config and send nodes, sends refused (CONFIG) and never sent, not sent without durability', async () => {
+    helper.settings({ smsgwOutboxRetryInterval: 50 } as Record<string, unknown>);
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await loadFlow(flowWith(url, [sms('n1')], { outbox: true }));
+      const noDir = (t: string | undefined): boolean =>
+        /status\.outboxDown$|^outbox unavailable: no user directory$/.test(t ?? '');
+      await waitFor(() => noDir(statusTexts('n1').at(-1)));
+      assert.ok(noDir(statusTexts('cfg').at(-1)), 'the config node shows it');
+      assert.equal(errorsOf('cfg').length, 1, 'one log line');
+      assert.match(errorsOf('cfg')[0]!, /errors\.noUserDir|no user directory/);
+      const before = sendRequests(emu!);
+      const caught = nextMessage('caught');
+      send('n1', { payload: 'no durable outbox', topic: 'ob-nodir' });
+      const error = (await caught).error as { code: string; message: string };
+      assert.equal(error.code, 'CONFIG');
+      assert.match(error.message, /^outbox unavailable: /);
+      assert.equal(sendRequests(emu!), before, 'not sent without the outbox');
+      assert.equal(state.jobs().filter((j) => j.caption.startsWith('ob-nodir')).length, 0);
+    } finally {
+      await helper.unload();
+      helper.settings({ userDir: env.userDir, smsgwOutboxRetryInterval: 50 } as Record<string, unknown>);
+    }
+  });
+
   it('outbox directory replaced by a file while the flow runs: refused (CONFIG) until it can be written again, then the outbox is written anew from what it holds', async () => {
     const url = `http://127.0.0.1:${port}`;
     rmSync(outboxDir(), { recursive: true, force: true });

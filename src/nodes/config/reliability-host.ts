@@ -87,6 +87,8 @@ export class ReliabilityHost {
   /** A setting that cannot work (e.g. a negative rate): every message fails with it. */
   readonly configError: GatewayError | undefined;
   readonly outboxFile: string | undefined;
+  /** The Outbox box of the config is ticked (whether or not it could be placed). */
+  private readonly outboxWanted: boolean;
   /** The open outbox; undefined when it is off or could not be opened (then each send tries again). */
   private outboxReady: Promise<Outbox | undefined>;
   /** A send's attempt to open an outbox that could not be opened before. */
@@ -145,7 +147,16 @@ export class ReliabilityHost {
       def.outbox === true && typeof userDir === 'string' && userDir !== ''
         ? path.join(userDir, OUTBOX_DIR, `${def.id}.jsonl`)
         : undefined;
-    if (def.outbox === true && !this.outboxFile) node.warn(RED._(sharedKey('warn.noUserDir')));
+    this.outboxWanted = def.outbox === true;
+    if (this.outboxWanted && !this.outboxFile) {
+      // The outbox was chosen: without a place for its journal a send would go out with no durability at all, a
+      // weaker mode nobody chose. Refuse sends (CONFIG) and say so on the nodes, as for an unwritable directory.
+      this.outboxProblem = RED._(sharedKey('status.noUserDir'));
+      node.error(RED._(sharedKey('errors.noUserDir')));
+      // The send nodes register after this constructor: tell them once they have (as an open that fails does).
+      this.notify(false);
+      node.status(failed(RED._(sharedKey('status.outboxDown'), { message: this.outboxProblem })));
+    }
     this.getClient = getClient;
     this.budget = budget
       ? new BudgetHost(RED, node, def, budget, coordination, () => this.notify(true), !!this.outboxFile)
@@ -165,7 +176,17 @@ export class ReliabilityHost {
   async outbox(): Promise<Outbox | undefined> {
     const box = await this.outboxReady;
     const file = this.outboxFile;
-    if (box || !file) return box;
+    if (box) return box;
+    if (!file) {
+      if (!this.outboxWanted) return undefined;
+      throw new GatewayError(
+        'CONFIG',
+        `outbox unavailable: ${this.outboxProblem ?? 'no user directory'}; not sent`,
+        {
+          ambiguous: false,
+        },
+      );
+    }
     if (this.closed) throw outboxRefusal('the configuration node is stopping', path.dirname(file), false);
     this.reopening ??= this.openOutbox(file, this.getClient).finally(() => (this.reopening = undefined));
     const opened = await this.reopening;
@@ -178,7 +199,7 @@ export class ReliabilityHost {
 
   /** A node that sends through the outbox (it takes its restored outcomes): it shows when the outbox is down. */
   sendsThroughOutbox(nodeId: string): boolean {
-    return this.outboxFile !== undefined && this.restoredListeners.has(nodeId);
+    return (this.outboxFile !== undefined || this.outboxWanted) && this.restoredListeners.has(nodeId);
   }
 
   health(): ConfigHealth {
