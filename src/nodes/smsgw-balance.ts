@@ -1,15 +1,15 @@
 /**
  * smsgw-balance: QueryAccountBalance (typed service) or QueryBalance2 (older service).
  * Out 1: msg.payload (or the node's Output property) = { balance, operation, low }. Out 2 (when a threshold
- * is set): the same msg when the balance is below the threshold. msg.threshold overrides the dialog's
- * threshold.
+ * is set): the same msg when the balance is below the threshold. msg.threshold and msg.operation override the
+ * dialog (common/override-table.ts).
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { attachConfig, requireConfig } from './config/config';
 import { queryBalance } from './config/gateway';
 import { onInput } from './common/input';
 import { nodeOutput } from './common/output';
-import { fieldOf } from './common/props';
+import { overridesOf } from './common/override-table';
 import { ok, sharedKey, warn } from './common/status';
 
 interface BalanceDef extends NodeDef {
@@ -29,25 +29,19 @@ export default (RED: NodeAPI): void => {
 
   function start(node: Node, def: BalanceDef): void {
     const config = attachConfig(RED, node, def.gateway);
+    const o = overridesOf(RED, node, 'smsgw-balance', def as unknown as Record<string, unknown>);
 
     onInput(RED, node, nodeOutput(RED, def), async (msg, signal) => {
       const cfg = requireConfig(config);
+      const operation = o.msg(msg, 'operation') ?? def.operation;
       const service =
-        def.operation === 'QueryBalance2'
+        operation === 'QueryBalance2'
           ? 'legacy'
-          : def.operation === 'QueryAccountBalance'
+          : operation === 'QueryAccountBalance'
             ? 'gateway'
             : cfg.service;
       const balance = await queryBalance(cfg.getClient(), service, signal);
-      const rawThreshold = await fieldOf(
-        RED,
-        node,
-        def as Record<string, unknown>,
-        msg,
-        'threshold',
-        'threshold',
-      );
-      const threshold = rawThreshold === undefined || rawThreshold === '' ? undefined : Number(rawThreshold);
+      const threshold = await o.field(msg, 'threshold');
       const low = threshold !== undefined && Number.isFinite(threshold) && balance < threshold;
       const text = RED._(sharedKey(low ? 'status.low' : 'status.balance'), { balance: String(balance) });
       return {

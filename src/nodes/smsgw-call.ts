@@ -13,7 +13,7 @@ import { attachConfig, requireConfig } from './config/config';
 import { onInput } from './common/input';
 import { nodeOutput } from './common/output';
 import { queryStatus } from './common/present';
-import { msgOverride } from './common/props';
+import { overridesOf } from './common/override-table';
 import { warn } from './common/status';
 
 interface CallDef extends NodeDef {
@@ -64,6 +64,7 @@ export default (RED: NodeAPI): void => {
     // The generic path's libraries (xmlbuilder2 alone: ~120 ms, several times that on a busy machine) load at
     // deploy, not while the first msg waits and every other flow with it.
     setImmediate(loadGeneric);
+    const o = overridesOf(RED, this, 'smsgw-call', def as unknown as Record<string, unknown>);
     const lists = (def.lists ?? '')
       .split(',')
       .map((s) => s.trim())
@@ -83,19 +84,15 @@ export default (RED: NodeAPI): void => {
       if (limitsError) throw limitsError;
       // Sending no credentials ("none"), the node works with a configuration without an account.
       const client = requireConfig(config, def.auth !== 'none').getClient();
-      const target =
-        text(msgOverride(msg, 'service')) ?? (def.service === 'path' ? text(def.path) : def.service);
-      const operation = text(msgOverride(msg, 'operation')) ?? text(def.operation);
+      const target = o.msg(msg, 'service') ?? (def.service === 'path' ? text(def.path) : def.service);
+      const operation = o.msg(msg, 'operation') ?? text(def.operation);
       if (!target || !operation) {
         throw new GatewayError(
           'VALIDATION',
           'choose a service or path and an operation (or set msg.service, msg.operation)',
         );
       }
-      const headers = msgOverride(msg, 'soapHeaders');
-      if (headers !== undefined && !isObject(headers)) {
-        throw new GatewayError('VALIDATION', 'msg.soapHeaders must be an object of header blocks');
-      }
+      const headers = o.msg(msg, 'soapHeaders');
       const options: InvokeOptions = { signal, typed: def.typed === true, lists };
       if (limits) options.limits = limits;
       if (headers) options.headers = headers;

@@ -1,7 +1,8 @@
 /**
  * smsgw-send-hlr: SendHLR (is this number live, and on which network?).
- * In: msg.recipient(s) and msg.topic (caption) by default. Option: wait for the result (QueryHLRJobsByJobID)
- * and emit it with the msg. Out: msg.payload (or the node's Output property) = { JobId, CreateStatus, queued,
+ * In: msg.recipient(s) and msg.topic (caption) by default; the msg overrides of its table
+ * (common/override-table.ts: recipient(s), caption, wait, waitTimeout, priority). Option: wait for the result
+ * (QueryHLRJobsByJobID) and emit it with the msg. Out: msg.payload (or the node's Output property) = { JobId, CreateStatus, queued,
  * recipients, hlr? }.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
@@ -9,7 +10,7 @@ import { GatewayError } from '../errors';
 import { attachConfig, requireConfig } from './config/config';
 import { onInput } from './common/input';
 import { nodeOutput } from './common/output';
-import { fieldOf, msgOverride, toRecipients, toText } from './common/props';
+import { overridesOf } from './common/override-table';
 import { operationOf } from './common/operations';
 import { sendOutcome } from './send/results';
 import { emitRestored } from './send/restored';
@@ -49,7 +50,7 @@ export default (RED: NodeAPI): void => {
   function start(node: Node, def: SendHlrDef): void {
     const config = attachConfig(RED, node, def.gateway);
     const d = def as Record<string, unknown>;
-    const waitMs = Math.max(0.1, Number(def.waitTimeout) || 60) * 1000;
+    const waitS = Math.max(0.1, Number(def.waitTimeout) || 60);
     const pollMs = Math.max(
       100,
       Number((RED.settings as unknown as Record<string, unknown>).smsgwSendHlrPollInterval) || 2000,
@@ -57,15 +58,17 @@ export default (RED: NodeAPI): void => {
 
     const output = nodeOutput(RED, def);
     emitRestored(RED, node, config, output);
+    const o = overridesOf(RED, node, 'smsgw-send-hlr', d);
 
     onInput(RED, node, output, async (msg, signal, ctx) => {
       const cfg = requireConfig(config);
-      const recipients = toRecipients(
-        msgOverride(msg, 'recipients') ?? (await fieldOf(RED, node, d, msg, 'recipient', 'recipient')),
-      );
+      const wait = o.msg(msg, 'wait') ?? Boolean(def.wait);
+      // At least 0.1 s, as the dialog's value (a msg's value is checked: a number above 0).
+      const waitMs = Math.max(0.1, o.msg(msg, 'waitTimeout') ?? waitS) * 1000;
+      const recipients = await o.field(msg, 'recipient');
       if (recipients.length === 0)
         throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendHLR' });
-      const Caption = toText(await fieldOf(RED, node, d, msg, 'caption', 'caption')) ?? '';
+      const Caption = (await o.field(msg, 'caption')) ?? '';
       const params = { Caption, Recipient: recipients.join(',') };
       const sent = await sendMessage(cfg, operationOf('send/SendHLR'), params, signal, ctx);
       const outcome = sendOutcome(sent.value);
@@ -76,8 +79,7 @@ export default (RED: NodeAPI): void => {
         recipients,
         ...sentFields(sent),
       };
-      if (!def.wait || outcome.queued)
-        return { payload, status: jobStatus(RED, outcome.JobId, outcome.queued) };
+      if (!wait || outcome.queued) return { payload, status: jobStatus(RED, outcome.JobId, outcome.queued) };
 
       const deadline = Date.now() + waitMs;
       for (;;) {

@@ -1,7 +1,8 @@
 /**
  * smsgw-send-sms: SendSMS, SendSimpleSMS or SendMobileOrFixlineSMS of the typed service.
- * In: msg.payload (text, by default), msg.topic (caption, by default); msg.recipient(s), msg.sender,
- * msg.smsType, msg.sendDate, msg.jobPriority and msg.operation override the dialog.
+ * In: msg.payload (text, by default), msg.topic (caption, by default); the msg overrides of its table
+ * (common/override-table.ts: recipient(s), sender, caption, smsType, sendDate, jobPriority, operation, track,
+ * trackTimeout, priority) replace the dialog's settings for one message.
  * Out: msg.payload (or the node's Output property) = { operation, JobId, CreateStatus, queued, segments,
  * encoding, recipients, results?, caption (as sent, with the reference), reference, recovered, outbox? }
  * (send/send-path.ts).
@@ -15,12 +16,13 @@ import { attachConfig, requireConfig } from './config/config';
 import { onInput } from './common/input';
 import { nodeOutput } from './common/output';
 import { coerceParams, selectOperation } from './common/operations';
-import { fieldNow, msgOverride, toDate, toRecipients, toText } from './common/props';
+import { fieldNow } from './common/props';
+import { overridesOf } from './common/override-table';
 import { sendOutcome } from './send/results';
 import { messageText, sendMessage, sentFields } from './send/send-path';
 import { jobStatus } from './common/status';
 import { emitRestored } from './send/restored';
-import { setupTracking } from './send/tracking';
+import { setupTracking, trackingOf } from './send/tracking';
 
 interface SendSmsDef extends NodeDef {
   gateway: string;
@@ -42,16 +44,17 @@ export default (RED: NodeAPI): void => {
     const output = nodeOutput(RED, def);
     const tracking = setupTracking(RED, node, config, def, output);
     emitRestored(RED, node, config, output);
+    const o = overridesOf(RED, node, 'smsgw-send-sms', d);
 
     onInput(RED, node, output, async (msg, signal, ctx) => {
       const cfg = requireConfig(config);
-      const op = selectOperation('smsgw-send-sms', def.operation || 'SendSMS', msgOverride(msg, 'operation'));
+      const op =
+        o.msg(msg, 'operation') ?? selectOperation('smsgw-send-sms', def.operation || 'SendSMS', undefined);
+      // Tracking asked for by the msg is refused here, before anything is sent, when the node cannot give it.
+      const trackMs = trackingOf(tracking, o.msg(msg, 'track'), o.msg(msg, 'trackTimeout'));
       // The value itself for most field types (a promise only for context stores and JSONata).
-      const get = (name: string, msgProp?: string): unknown => fieldNow(RED, node, d, msg, name, msgProp);
-      const text = messageText(await get('text'), op.name);
-      const recipients = toRecipients(
-        msgOverride(msg, 'recipients') ?? (await get('recipient', 'recipient')),
-      );
+      const text = messageText(await fieldNow(RED, node, d, msg, 'text'), op.name);
+      const recipients = await o.field(msg, 'recipient');
       if (recipients.length === 0)
         throw new GatewayError('VALIDATION', 'no recipient', { operation: op.name });
       if (recipients.length > 1 && op.name === 'SendSimpleSMS') {
@@ -59,18 +62,17 @@ export default (RED: NodeAPI): void => {
           operation: op.name,
         });
       }
-      const smsType = toText(await get('smsType', 'smsType'));
-      const sendDate = await get('sendDate', 'sendDate');
+      const smsType = await o.field(msg, 'smsType');
       // Checked for every operation (SendSimpleSMS takes the date as text and would pass any text on).
-      if (sendDate !== undefined && sendDate !== null && sendDate !== '') toDate(sendDate, 'sendDate');
+      const sendDate = await o.field(msg, 'sendDate');
       const raw: Record<string, unknown> = {
-        Caption: toText(await get('caption', 'caption')) ?? '',
-        Sender: toText(await get('sender', 'sender')) ?? '',
+        Caption: (await o.field(msg, 'caption')) ?? '',
+        Sender: (await o.field(msg, 'sender')) ?? '',
         Recipient: op.name === 'SendSMS' ? recipients : recipients.join(','),
         SMSText: text,
         // Blank = now: .NET's "no date" for a dateTime, empty text for the string-typed SendDate.
         SendDate: sendDate ?? (op.name === 'SendSMS' ? null : ''),
-        JobPriority: await get('jobPriority', 'jobPriority'),
+        JobPriority: await o.field(msg, 'jobPriority'),
       };
       if (op.name === 'SendMobileOrFixlineSMS') {
         if (smsType === 'HighQuality' || smsType === 'HighQualityLong') raw.MobileSMSType = smsType;
@@ -81,7 +83,7 @@ export default (RED: NodeAPI): void => {
       const sent = await sendMessage(cfg, op, params, signal, ctx);
       const outcome = sendOutcome(sent.value);
       const analysis = analyzeText(text);
-      tracking?.track(msg, outcome, recipients);
+      if (trackMs !== undefined) tracking?.track(msg, outcome, recipients, trackMs);
       return {
         payload: {
           operation: op.name,

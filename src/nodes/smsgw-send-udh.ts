@@ -1,7 +1,8 @@
 /**
  * smsgw-send-udh: SendUDH, a binary message with a user data header.
- * In: data from msg.payload by default: a Buffer, a hex string or a base64 string; msg.recipient(s),
- * msg.sender, msg.topic (caption) and msg.sendDate. Out: msg.payload (or the node's Output
+ * In: data from msg.payload by default: a Buffer, a hex string or a base64 string; msg.topic (caption) by
+ * default; the msg overrides of its table (common/override-table.ts: recipient(s), sender, caption, sendDate,
+ * dataFormat, priority). Out: msg.payload (or the node's Output
  * property) = { ParseStatus, queued, bytes }.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
@@ -12,7 +13,8 @@ import { operationOf } from './common/operations';
 import { attachConfig, requireConfig } from './config/config';
 import { onInput } from './common/input';
 import { nodeOutput } from './common/output';
-import { fieldOf, msgOverride, toDate, toRecipients, toText } from './common/props';
+import { fieldOf, toText } from './common/props';
+import { overridesOf } from './common/override-table';
 import { sendOutcome } from './send/results';
 import { emitRestored } from './send/restored';
 import { sendMessage, sentFields } from './send/send-path';
@@ -65,25 +67,23 @@ export default (RED: NodeAPI): void => {
     const d = def as Record<string, unknown>;
     const output = nodeOutput(RED, def);
     emitRestored(RED, node, config, output);
+    const o = overridesOf(RED, node, 'smsgw-send-udh', d);
 
     onInput(RED, node, output, async (msg, signal, ctx) => {
       const cfg = requireConfig(config);
-      const get = (name: string, msgProp?: string): Promise<unknown> =>
-        fieldOf(RED, node, d, msg, name, msgProp);
-      const recipients = toRecipients(
-        msgOverride(msg, 'recipients') ?? (await get('recipient', 'recipient')),
-      );
+      const recipients = await o.field(msg, 'recipient');
       if (recipients.length === 0)
         throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendUDH' });
-      const bytes = udhBytes(await get('data'), def.dataFormat ?? 'auto');
+      const format = o.msg(msg, 'dataFormat') ?? def.dataFormat ?? 'auto';
+      const bytes = udhBytes(await fieldOf(RED, node, d, msg, 'data'), format);
       if (bytes.length === 0) throw new GatewayError('VALIDATION', 'no data', { operation: 'SendUDH' });
       const params = {
-        Caption: toText(await get('caption', 'caption')) ?? '',
-        Sender: toText(await get('sender', 'sender')) ?? '',
+        Caption: (await o.field(msg, 'caption')) ?? '',
+        Sender: (await o.field(msg, 'sender')) ?? '',
         Recipient: recipients.join(','),
         // The wire format of Data is not shown: upper-case hex of UDH + payload (docs/assumptions.md).
         Data: bytes.toString('hex').toUpperCase(),
-        SendDate: toDate(await get('sendDate', 'sendDate'), 'sendDate') ?? '',
+        SendDate: (await o.field(msg, 'sendDate')) ?? '',
       };
       const sent = await sendMessage(cfg, operationOf('send/SendUDH'), params, signal, ctx);
       const outcome = sendOutcome(sent.value);

@@ -12,14 +12,8 @@ import fc from 'fast-check';
 import { util } from '@node-red/util';
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
 import { nodeOutput } from '../../src/nodes/common/output';
-import {
-  evaluateNow,
-  evaluateProperty,
-  fieldNow,
-  fieldOf,
-  resolveField,
-  resolveFieldNow,
-} from '../../src/nodes/common/props';
+import { evaluateNow, evaluateProperty, fieldNow, fieldOf } from '../../src/nodes/common/props';
+import { MsgOverrides, override } from '../../src/nodes/common/overrides';
 import { trackingContext } from '../../src/nodes/send/tracking';
 import { isGatewayError } from '../../src/errors';
 
@@ -182,17 +176,25 @@ describe('nodes: property helpers against the real @node-red/util', () => {
     });
   });
 
-  describe('msg overrides and dialog fields (resolveField, fieldNow)', () => {
+  describe('msg overrides and dialog fields (MsgOverrides.field, fieldNow)', () => {
     const node = nodeWith();
     const def = { recipient: 'recipient', recipientType: 'msg', caption: 'fixed', text: 'payload' };
 
     it('a msg property set by the flow wins over the dialog; undefined and null do not', async () => {
+      const table = {
+        sender: override({
+          prop: 'sender',
+          field: { name: 'sender', kind: 'typed' },
+          type: 'string',
+          check: String,
+        }),
+      };
+      const o = new MsgOverrides(table, RED, node, { sender: 'DIALOG', senderType: 'str' });
       const m = msgOf({ sender: 'FLOW', recipient: '+49171' });
-      assert.equal(resolveFieldNow(RED, node, m, 'sender', 'DIALOG', 'str'), 'FLOW');
-      assert.equal(await resolveField(RED, node, m, 'sender', 'DIALOG', 'str'), 'FLOW');
+      assert.equal(o.field(m, 'sender'), 'FLOW');
       for (const absent of [undefined, null]) {
         const n = msgOf({ sender: absent });
-        assert.equal(resolveFieldNow(RED, node, n, 'sender', 'DIALOG', 'str'), 'DIALOG');
+        assert.equal(o.field(n, 'sender'), 'DIALOG');
       }
     });
 

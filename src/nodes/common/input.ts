@@ -4,7 +4,8 @@ import { configOf } from '../config/config';
 import { NodeGatewayError, statusTextOf, toGatewayError } from './errors';
 import type { NodeOutput } from './output';
 import { cachedText, failed, inFlight, sharedKey, warn } from './status';
-import { priorityOf } from '../send/send-path';
+import { overrideTableOf } from './override-table';
+import { readOverride } from './overrides';
 
 /** The nodes whose sends the spending guard counts: they show its state near and at a limit. */
 const SEND_TYPES = new Set(['smsgw-send-sms', 'smsgw-send-hlr', 'smsgw-send-udh', 'smsgw-legacy-send-text']);
@@ -60,6 +61,8 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
   let shown: NodeStatus | undefined;
   const host = configOf(node)?.reliability;
   const showsBudget = SEND_TYPES.has(node.type);
+  // msg.priority, for the node types whose override table has it (the sending ones).
+  const priority = overrideTableOf(node.type)?.priority;
 
   const compose = (): NodeStatus => {
     const health = host?.health();
@@ -118,7 +121,7 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
     show();
     const ctx: InputContext = {
       origin: node.id,
-      priority: priorityOf((msg as { priority?: unknown }).priority),
+      priority: priority && (readOverride(msg, priority) as InputContext['priority']),
       accepted: () => {
         if (accepted.has(controller)) return;
         accepted.add(controller);

@@ -8,7 +8,7 @@ import { onInput, type InputResult } from './input';
 import { nodeOutput } from './output';
 import { NODE_OPERATIONS, operationOf, selectOperation } from './operations';
 import { resolveParams } from './params';
-import { msgOverride } from './props';
+import { overridesOf } from './override-table';
 import type { TypedValue } from '../config/types';
 import type { OperationDef } from '../../catalogue';
 
@@ -27,7 +27,7 @@ export interface MultiOpDef extends NodeDef {
 export function setupMultiOperation(
   RED: NodeAPI,
   node: Node,
-  nodeType: string,
+  nodeType: 'smsgw-legacy-send-text' | 'smsgw-query-jobs' | 'smsgw-customer',
   def: MultiOpDef,
   present: (op: OperationDef, value: unknown) => InputResult,
 ): void {
@@ -38,10 +38,11 @@ export function setupMultiOperation(
     emitRestored(RED, node, config, output);
   // Odd values in an answer (kept as text, tolerant decoding): one node.warn per operation and field.
   const onWarning = warnOnce(RED, node);
+  const o = overridesOf(RED, node, nodeType, def as unknown as Record<string, unknown>);
   onInput(RED, node, output, async (msg, signal, ctx) => {
     const cfg = requireConfig(config);
-    const op = selectOperation(nodeType, def.operation, msgOverride(msg, 'operation'));
-    const params = await resolveParams(RED, node, nodeType, msg, op, def.params);
+    const op = o.msg(msg, 'operation') ?? selectOperation(nodeType, def.operation, undefined);
+    const params = await resolveParams(RED, node, nodeType, msg, op, def.params, o.msg(msg, 'params') ?? {});
     if (op.sends !== true)
       return present(op, await callOperation(cfg.getClient(), op, params, signal, undefined, onWarning));
     // Sends (the older service's) carry the reference and may go through the outbox.

@@ -1,12 +1,13 @@
 import type { Node, NodeAPI, NodeMessage } from 'node-red';
 import type { OperationDef } from '../../catalogue';
 import { blankValue, coerceParam, PARAM_DEFAULTS, userParams } from './operations';
-import { evaluateProperty, msgOverride } from './props';
+import { evaluateProperty } from './props';
 import type { TypedValue } from '../config/types';
 
 /**
- * Parameters of a catalogue operation for one message: msg.params.<Name> wins, then the dialog's typedInput
- * row for that parameter, then the node type's default source (e.g. SMSText from msg.payload).
+ * Parameters of a catalogue operation for one message: `overrides` (msg.params, read through the node's override
+ * table) wins, then the dialog's typedInput row for that parameter, then the node type's default source (e.g.
+ * SMSText from msg.payload).
  */
 export async function resolveParams(
   RED: NodeAPI,
@@ -15,10 +16,8 @@ export async function resolveParams(
   msg: NodeMessage,
   op: OperationDef,
   configured: Readonly<Record<string, TypedValue>> | undefined,
+  overrides: Readonly<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
-  const fromMsg = msgOverride(msg, 'params');
-  const overrides =
-    typeof fromMsg === 'object' && fromMsg !== null ? (fromMsg as Record<string, unknown>) : {};
   const out: Record<string, unknown> = {};
   for (const p of userParams(op)) {
     let raw: unknown = overrides[p.name];

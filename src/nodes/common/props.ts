@@ -86,25 +86,6 @@ export function msgOverride(msg: NodeMessage, prop: string): unknown {
   return v === undefined || v === null ? undefined : v;
 }
 
-/** Reads msg[prop] if set, else evaluates the typedInput field: at once where it can (see evaluateNow). */
-export function resolveFieldNow(
-  RED: NodeAPI,
-  node: Node,
-  msg: NodeMessage,
-  prop: string | undefined,
-  value: string | undefined,
-  type: string | undefined,
-): unknown {
-  if (prop) {
-    const o = msgOverride(msg, prop);
-    if (o !== undefined) return o;
-  }
-  return evaluateNow(RED, node, msg, value, type);
-}
-
-/** resolveFieldNow, always as a promise. */
-export const resolveField = promised(resolveFieldNow);
-
 export function toInt(value: unknown, name: string): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   const n = typeof value === 'number' ? value : Number(String(value).trim());
@@ -167,19 +148,19 @@ export function toRecipients(value: unknown): string[] {
 }
 
 /**
- * Reads `def[name]` and `def[name + "Type"]` (the typedInput pair) and resolves it for this msg, without a
- * promise when the field is evaluated at once (see evaluateNow): `await` it anyway.
+ * Reads `def[name]` and `def[name + "Type"]` (the typedInput pair) and evaluates it for this msg, without a
+ * promise when the field is evaluated at once (see evaluateNow): `await` it anyway. A msg property that
+ * overrides a field is read through the node's override table (overrides.ts), not here.
  */
 export function fieldNow(
   RED: NodeAPI,
   node: Node,
-  def: Record<string, unknown>,
+  def: Readonly<Record<string, unknown>>,
   msg: NodeMessage,
   name: string,
-  msgProp?: string,
 ): unknown {
   const [value, type] = typedField(def, name);
-  return resolveFieldNow(RED, node, msg, msgProp, value, type);
+  return evaluateNow(RED, node, msg, value, type);
 }
 
 /** fieldNow, always as a promise. */
@@ -188,7 +169,10 @@ export const fieldOf = promised(fieldNow);
 /** The typedInput pairs of each node's settings, read once (a send node reads seven per msg). */
 const typedFields = new WeakMap<object, Map<string, readonly [string | undefined, string]>>();
 
-function typedField(def: Record<string, unknown>, name: string): readonly [string | undefined, string] {
+function typedField(
+  def: Readonly<Record<string, unknown>>,
+  name: string,
+): readonly [string | undefined, string] {
   let fields = typedFields.get(def);
   if (fields === undefined) {
     fields = new Map();

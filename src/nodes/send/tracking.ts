@@ -1,4 +1,5 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
+import { GatewayError } from '../../errors';
 import type { DeliveryOutcome } from './delivery-tracker';
 import { hasTracker } from './delivery-host';
 import type { SendOutcome } from './results';
@@ -17,7 +18,37 @@ export interface TrackingDef {
 export const DEFAULT_TRACK_TIMEOUT_MIN = 1440;
 
 export interface Tracking {
-  track(msg: NodeMessageInFlow, outcome: SendOutcome, recipients: readonly string[]): void;
+  /** The node's *Wait for reports*, in ms. */
+  readonly timeoutMs: number;
+  /** Tracks the job the msg created; `timeoutMs` (msg.trackTimeout) replaces the node's wait for this job. */
+  track(
+    msg: NodeMessageInFlow,
+    outcome: SendOutcome,
+    recipients: readonly string[],
+    timeoutMs?: number,
+  ): void;
+}
+
+/**
+ * How long one msg's job is tracked (ms), or undefined when it is not: the node's setting unless the msg says
+ * otherwise (msg.track, msg.trackTimeout in minutes). A node without *Track delivery* has no outputs for the
+ * outcomes, so a msg asking it to track is refused before anything is sent instead of losing them.
+ */
+export function trackingOf(
+  tracking: Tracking | undefined,
+  track: boolean | undefined,
+  timeoutMinutes: number | undefined,
+): number | undefined {
+  if (track === false) return undefined;
+  if (tracking === undefined) {
+    if (track === undefined && timeoutMinutes === undefined) return undefined;
+    throw new GatewayError(
+      'VALIDATION',
+      `${track === undefined ? 'msg.trackTimeout' : 'msg.track'}: this node does not track delivery (no outputs 2 and 3): tick Track delivery in its dialog`,
+      { ambiguous: false },
+    );
+  }
+  return timeoutMinutes === undefined ? tracking.timeoutMs : timeoutMinutes * 60_000;
 }
 
 /**
@@ -53,7 +84,8 @@ export function setupTracking(
   });
 
   return {
-    track(msg, outcome, recipients): void {
+    timeoutMs,
+    track(msg, outcome, recipients, jobTimeoutMs = timeoutMs): void {
       const jobs = outcome.results ?? [{ JobId: outcome.JobId }];
       if (jobs.length !== 1 || outcome.JobId === undefined || outcome.JobId === '' || outcome.JobId === 0) {
         // SendMobileOrFixlineSMS split the recipients over several jobs in a way the answer does not show.
@@ -61,7 +93,7 @@ export function setupTracking(
         return;
       }
       const context = trackingContext(RED, msg, output);
-      tracker.track({ jobId: outcome.JobId, owner: node.id, recipients, timeoutMs, context });
+      tracker.track({ jobId: outcome.JobId, owner: node.id, recipients, timeoutMs: jobTimeoutMs, context });
     },
   };
 }

@@ -1,0 +1,192 @@
+/**
+ * Every node type's msg overrides, in one place (overrides.ts says what an entry is). The nodes read them through
+ * this table (`overridesOf`), `npm run generate` writes the override lists of the node help (en-US and de, between
+ * `<!-- generated:overrides -->` markers; the words of each entry come from the node's message catalogue,
+ * `<type>.overrides.<prop>`, or the shared one, `smsgw-config.overrides.<prop>`) and the table of docs/nodes.md,
+ * and test/scripts/generate.test.ts fails when one of them is stale. A node type without overrides has an empty
+ * table, and its help says why.
+ */
+import { GatewayError } from '../../errors';
+import { priorityOf } from '../send/send-path';
+import { selectOperation } from './operations';
+import {
+  MsgOverrides,
+  flag,
+  isRecord,
+  oneOf,
+  override,
+  positive,
+  type Override,
+  type OverrideTable,
+} from './overrides';
+import { toDate, toRecipients, toText } from './props';
+import type { Node, NodeAPI } from 'node-red';
+
+const typed = (name: string) => ({ name, kind: 'typed' }) as const;
+const plain = (name: string) => ({ name, kind: 'plain' }) as const;
+
+const text = (prop: string): Override<string | undefined> =>
+  override({ prop, field: typed(prop), type: 'string', check: toText });
+
+/** Recipients: one number, a comma/semicolon/newline separated list, or an array; msg.recipients works too. */
+const RECIPIENT = override({
+  prop: 'recipient',
+  alias: 'recipients',
+  field: typed('recipient'),
+  type: 'string | array',
+  check: toRecipients,
+});
+
+/** `"critical"`: the message may use the spending guard's reserve (send/send-path.ts). Every sending node. */
+const PRIORITY = override({ prop: 'priority', type: 'string', check: priorityOf });
+
+/** The operation among those the node's menu offers (its name or "service/Name"). */
+const operation = (nodeType: string): Override<ReturnType<typeof selectOperation>> =>
+  override({
+    prop: 'operation',
+    field: plain('operation'),
+    type: 'string',
+    check: (v) => selectOperation(nodeType, '', v),
+  });
+
+/** msg.params.<Name>: single parameters of the operation by their wire name (an object; anything else: none). */
+const PARAMS = override({
+  prop: 'params',
+  type: 'object',
+  check: (v): Readonly<Record<string, unknown>> => (isRecord(v) ? v : {}),
+});
+
+/** Text that is not blank, trimmed (the any-operation node's names); blank or not text: not set. */
+const name = (v: unknown): string | undefined =>
+  typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+
+export const OVERRIDES = {
+  'smsgw-send-sms': {
+    recipient: RECIPIENT,
+    sender: text('sender'),
+    caption: text('caption'),
+    smsType: text('smsType'),
+    sendDate: override({
+      prop: 'sendDate',
+      field: typed('sendDate'),
+      type: 'Date | string | number',
+      // Checked here for every operation; passed on as given (SendSimpleSMS takes the date as text).
+      check: (v): unknown => {
+        if (v !== undefined && v !== null && v !== '') toDate(v, 'sendDate');
+        return v;
+      },
+    }),
+    // Converted with the operation's other parameters (the catalogue says it is an int).
+    jobPriority: override({
+      prop: 'jobPriority',
+      field: typed('jobPriority'),
+      type: 'number',
+      check: (v) => v,
+    }),
+    operation: operation('smsgw-send-sms'),
+    track: override({ prop: 'track', field: plain('track'), type: 'boolean', check: flag('track') }),
+    trackTimeout: override({
+      prop: 'trackTimeout',
+      field: plain('trackTimeout'),
+      type: 'number',
+      check: positive('trackTimeout', 'minutes'),
+    }),
+    priority: PRIORITY,
+  },
+  'smsgw-send-hlr': {
+    recipient: RECIPIENT,
+    caption: text('caption'),
+    wait: override({ prop: 'wait', field: plain('wait'), type: 'boolean', check: flag('wait') }),
+    waitTimeout: override({
+      prop: 'waitTimeout',
+      field: plain('waitTimeout'),
+      type: 'number',
+      check: positive('waitTimeout', 'seconds'),
+    }),
+    priority: PRIORITY,
+  },
+  'smsgw-send-udh': {
+    recipient: RECIPIENT,
+    sender: text('sender'),
+    caption: text('caption'),
+    sendDate: override({
+      prop: 'sendDate',
+      field: typed('sendDate'),
+      type: 'Date | string | number',
+      check: (v) => toDate(v, 'sendDate'),
+    }),
+    dataFormat: override({
+      prop: 'dataFormat',
+      field: plain('dataFormat'),
+      type: 'string',
+      check: oneOf('dataFormat', ['auto', 'hex', 'base64'] as const),
+    }),
+    priority: PRIORITY,
+  },
+  'smsgw-legacy-send-text': {
+    params: PARAMS,
+    operation: operation('smsgw-legacy-send-text'),
+    priority: PRIORITY,
+  },
+  'smsgw-balance': {
+    threshold: override({
+      prop: 'threshold',
+      field: typed('threshold'),
+      type: 'number',
+      check: (v): number | undefined => (v === undefined || v === '' ? undefined : Number(v)),
+    }),
+    operation: override({
+      prop: 'operation',
+      field: plain('operation'),
+      type: 'string',
+      check: (v): 'auto' | 'QueryAccountBalance' | 'QueryBalance2' =>
+        typeof v === 'string' && v.trim() === 'auto'
+          ? 'auto'
+          : (selectOperation('smsgw-balance', '', v).name as 'QueryAccountBalance' | 'QueryBalance2'),
+    }),
+  },
+  'smsgw-query-jobs': {
+    params: PARAMS,
+    operation: operation('smsgw-query-jobs'),
+  },
+  'smsgw-customer': {
+    params: PARAMS,
+    operation: operation('smsgw-customer'),
+  },
+  'smsgw-call': {
+    service: override({ prop: 'service', field: plain('service'), type: 'string', check: name }),
+    operation: override({ prop: 'operation', field: plain('operation'), type: 'string', check: name }),
+    soapHeaders: override({
+      prop: 'soapHeaders',
+      type: 'object',
+      check: (v): Record<string, unknown> => {
+        if (!isRecord(v))
+          throw new GatewayError('VALIDATION', 'msg.soapHeaders must be an object of header blocks');
+        return v;
+      },
+    }),
+  },
+  // A msg only asks for a poll now: what is read follows the node's cursor and state, which a per-message
+  // setting would skip or repeat (the help says so).
+  'smsgw-inbound': {},
+  'smsgw-dlr': {},
+  'smsgw-hlr-results': {},
+  // A msg only asks for the counts: the limits are the gateway configuration's, shared by its send nodes.
+  'smsgw-budget': {},
+} as const satisfies Readonly<Record<string, OverrideTable>>;
+
+export type OverrideNodeType = keyof typeof OVERRIDES;
+
+/** The overrides of a node type, or undefined for a type without a table (the config node). */
+export const overrideTableOf = (nodeType: string): OverrideTable | undefined =>
+  (OVERRIDES as Readonly<Record<string, OverrideTable>>)[nodeType];
+
+/** The reader a node of this type uses for its messages. */
+export function overridesOf<N extends OverrideNodeType>(
+  RED: NodeAPI,
+  node: Node,
+  nodeType: N,
+  def: Readonly<Record<string, unknown>>,
+): MsgOverrides<(typeof OVERRIDES)[N]> {
+  return new MsgOverrides(OVERRIDES[nodeType], RED, node, def);
+}
