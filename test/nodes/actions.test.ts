@@ -65,6 +65,11 @@ describe('nodes: action nodes other than send-sms', () => {
         send('n1', { recipient: '+4917033333333' });
         const msg = await caught;
         assert.equal((msg.error as { code: string }).code, 'TIMEOUT');
+        // The text a user reads (the package's message catalogue), not its key.
+        assert.equal(
+          (msg.error as { message: string }).message,
+          'QueryHLRJobsByJobID: timeout: no HLR result within 0.3 s',
+        );
         assert.ok((msg.payload as { JobId: number }).JobId > 0);
       } finally {
         await helper.unload();

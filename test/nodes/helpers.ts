@@ -1,8 +1,9 @@
 import helper from 'node-red-node-test-helper';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Node, NodeMessage } from 'node-red';
+import { i18n } from '@node-red/util';
+import type { Node, NodeAPI, NodeMessage } from 'node-red';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import smsgwConfig from '../../src/nodes/smsgw-config';
 import smsgwSendSms from '../../src/nodes/smsgw-send-sms';
@@ -22,21 +23,63 @@ helper.init(require.resolve('node-red'));
 
 export { helper };
 
-export const ALL_NODES = [
-  smsgwConfig,
-  smsgwSendSms,
-  smsgwSendHlr,
-  smsgwSendUdh,
-  smsgwLegacySendText,
-  smsgwBalance,
-  smsgwQueryJobs,
-  smsgwCustomer,
-  smsgwCall,
-  smsgwInbound,
-  smsgwDlr,
-  smsgwHlrResults,
-  smsgwBudget,
-];
+const MODULE = '@smsgw/node-red-sms-gateway';
+const LOCALES = path.join(__dirname, '..', '..', 'nodes', 'locales');
+
+let catalogues: Promise<void> | undefined;
+
+/**
+ * The package's message catalogues (nodes/locales/<lang>/<set>.json), registered with Node-RED's i18n as its
+ * registry does for an installed module: namespace "<module>/<set>", English. The test helper initialises no i18n
+ * and answers every RED._ with the key; with these, a test reads the text a user reads.
+ */
+export function loadCatalogues(): Promise<void> {
+  catalogues ??= (async () => {
+    // What Node-RED's runtime does at start (@node-red/util's i18n.init; its types leave it out).
+    (i18n as unknown as { init(settings: { lang: string }): void }).init({ lang: 'en-US' });
+    const sets = readdirSync(LOCALES + '/en-US')
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.slice(0, -'.json'.length));
+    await Promise.all(
+      sets.map((set) => i18n.registerMessageCatalog(`${MODULE}/${set}`, LOCALES, `${set}.json`)),
+    );
+  })();
+  return catalogues;
+}
+
+/** RED._ as Node-RED gives it to the node module of `set`: a key without a namespace is looked up in the set's. */
+export const translator =
+  (set: string) =>
+  (key: string, subs?: Record<string, string | number>): string =>
+    i18n._(key.includes(':') ? key : `${MODULE}/${set}:${key}`, subs);
+
+type NodeModule = (RED: NodeAPI) => void;
+
+/** A node module loaded with the package's catalogues: its RED is the helper's with Node-RED's RED._. */
+const withCatalogues =
+  (set: string, mod: NodeModule) =>
+  async (RED: NodeAPI): Promise<void> => {
+    await loadCatalogues();
+    mod(Object.create(RED, { _: { value: translator(set) } }) as NodeAPI);
+  };
+
+export const ALL_NODES = (
+  [
+    ['smsgw-config', smsgwConfig],
+    ['smsgw-send-sms', smsgwSendSms],
+    ['smsgw-send-hlr', smsgwSendHlr],
+    ['smsgw-send-udh', smsgwSendUdh],
+    ['smsgw-legacy-send-text', smsgwLegacySendText],
+    ['smsgw-balance', smsgwBalance],
+    ['smsgw-query-jobs', smsgwQueryJobs],
+    ['smsgw-customer', smsgwCustomer],
+    ['smsgw-call', smsgwCall],
+    ['smsgw-inbound', smsgwInbound],
+    ['smsgw-dlr', smsgwDlr],
+    ['smsgw-hlr-results', smsgwHlrResults],
+    ['smsgw-budget', smsgwBudget],
+  ] as const
+).map(([set, mod]) => withCatalogues(set, mod));
 
 export const DEMO = { user: 'demo', password: 'demo-password' };
 
