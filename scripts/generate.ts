@@ -4,6 +4,8 @@
  *   - src/client/types.generated.ts (scripts/gen-client-types.ts),
  *   - the typed-method reference in docs/api.md (scripts/gen-api-doc.ts),
  *   - the operation lists of docs/nodes.md, docs/emulator.md and the node help (scripts/gen-doc-lists.ts),
+ *   - the msg override lists of the node help and the override table of docs/nodes.md, from the nodes' override
+ *     table (scripts/gen-overrides.ts),
  *   - the golden requests in test/fixtures/requests (scripts/gen-golden-requests.ts; goldens of operations no
  *     longer in the catalogue are removed).
  * Tests fail on a stale output and name this command (test/scripts/generate.test.ts, the golden test).
@@ -24,6 +26,7 @@ import {
   renderNodesDoc,
 } from './gen-doc-lists';
 import { GOLDEN_REQUESTS_DIR, goldenRequests } from './gen-golden-requests';
+import { overrideNodeTypes, renderHelpOverrides, renderNodesDocOverrides } from './gen-overrides';
 
 export interface GeneratedFile {
   readonly path: string;
@@ -37,13 +40,18 @@ export async function generatedFiles(catalogue: Catalogue = CATALOGUE): Promise<
   const out: GeneratedFile[] = [
     { path: GENERATED_TYPES_PATH, text: await generateClientTypes(catalogue) },
     { path: API_DOC_PATH, text: await renderApiDoc(read(API_DOC_PATH), catalogue) },
-    { path: NODES_DOC_PATH, text: renderNodesDoc(read(NODES_DOC_PATH), catalogue) },
+    { path: NODES_DOC_PATH, text: renderNodesDocOverrides(renderNodesDoc(read(NODES_DOC_PATH), catalogue)) },
     { path: EMULATOR_DOC_PATH, text: renderEmulatorDoc(read(EMULATOR_DOC_PATH), catalogue) },
   ];
-  for (const nodeType of Object.keys(menuNodes(catalogue))) {
+  const menus = new Set(Object.keys(menuNodes(catalogue)));
+  const overrides = new Set(overrideNodeTypes());
+  for (const nodeType of new Set([...menus, ...overrides])) {
     for (const lang of HELP_LANGS) {
       const path = helpPath(lang, nodeType);
-      out.push({ path, text: renderHelp(read(path), lang, nodeType, catalogue) });
+      let text = read(path);
+      if (menus.has(nodeType)) text = renderHelp(text, lang, nodeType, catalogue);
+      if (overrides.has(nodeType)) text = renderHelpOverrides(text, lang, nodeType);
+      out.push({ path, text });
     }
   }
   for (const [file, text] of goldenRequests(catalogue))

@@ -52,6 +52,7 @@ const operation = (nodeType: string): Override<ReturnType<typeof selectOperation
 /** msg.params.<Name>: single parameters of the operation by their wire name (an object; anything else: none). */
 const PARAMS = override({
   prop: 'params',
+  field: plain('params'),
   type: 'object',
   check: (v): Readonly<Record<string, unknown>> => (isRecord(v) ? v : {}),
 });
