@@ -5,7 +5,7 @@
  * a field the dialog does not save, or a node type without a table fails here.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OVERRIDES } from '../../src/nodes/common/override-table';
 import type { OverrideTable } from '../../src/nodes/common/overrides';
@@ -126,6 +126,30 @@ describe('msg overrides: one table for the nodes, their help and docs/nodes.md',
           assert.match(defaults, new RegExp(`\\b${o.field.name}Type: \\{`), `${type}: ${o.field.name}Type`);
       }
     }
+  });
+
+  it('no node reads an override by hand: only the reader (common/overrides.ts) touches them', () => {
+    const props = new Set(
+      Object.values(tables).flatMap((t) =>
+        Object.values(t).flatMap((o) => (o.alias ? [o.prop, o.alias] : [o.prop])),
+      ),
+    );
+    const dir = join(ROOT, 'src', 'nodes');
+    const byHand: string[] = [];
+    for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.ts'),
+    )) {
+      if (file === join('common', 'overrides.ts') || file === join('common', 'props.ts')) continue;
+      // Code only: comments and string literals may name msg properties.
+      const code = readFileSync(join(dir, file), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/\/\/.*$/gm, '')
+        .replace(/'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g, "''");
+      for (const m of code.matchAll(/\bmsg\b(?:\s+as\s+[^)]*\))?\s*\??\.\s*(\w+)|\bmsgOverride\(/g))
+        if (m[1] === undefined || props.has(m[1])) byHand.push(`${file}: ${m[0]}`);
+    }
+    assert.deepEqual(byHand, []);
+    assert.ok(props.has('priority') && props.has('recipients'));
   });
 
   it('writes between the markers, indented as the first marker; without markers it names the file', () => {
