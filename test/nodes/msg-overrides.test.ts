@@ -295,6 +295,7 @@ describe('msg overrides: the checks and the reader', () => {
     const track = flag('track');
     assert.deepEqual([true, false, 'true', ' FALSE '].map(track), [true, false, true, false]);
     for (const bad of ['yes', 1, 0, null, {}]) refused(() => track(bad), /^msg\.track must be true or false/);
+    refused(() => track('x'.repeat(1_000_000)), /^msg\.track must be true or false, got "x{40}…"$/);
     const wait = positive('waitTimeout', 'seconds');
     assert.deepEqual([0.5, '2', ' 90 '].map(wait), [0.5, 2, 90]);
     for (const bad of [0, -1, '', 'soon', Infinity, NaN, true, []])

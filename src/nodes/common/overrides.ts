@@ -97,8 +97,9 @@ export class MsgOverrides<T extends OverrideTable> {
 
 // ---- checks shared by the tables (by shape: a value may come from another realm) ----
 
+/** A refused value as an error shows it: short (a msg may carry a long text where a word belongs). */
 const shown = (v: unknown): string => {
-  if (typeof v === 'string') return `"${v}"`;
+  if (typeof v === 'string') return `"${v.length > 40 ? `${v.slice(0, 40)}…` : v}"`;
   if (typeof v === 'object' && v !== null) return Array.isArray(v) ? 'an array' : 'an object';
   return String(v);
 };
