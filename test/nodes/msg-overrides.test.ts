@@ -9,6 +9,8 @@ import { runInNewContext } from 'node:vm';
 import { util } from '@node-red/util';
 import type { Node, NodeAPI, NodeMessage } from 'node-red';
 import {
+  ALL_NODES,
+  DEMO,
   collect,
   flowWith,
   helper,
@@ -26,6 +28,10 @@ import { startEmulator } from '../../src/emulator';
 import { OVERRIDES, overridesOf } from '../../src/nodes/common/override-table';
 import { flag, isRecord, oneOf, positive, readOverride } from '../../src/nodes/common/overrides';
 import { isGatewayError } from '../../src/errors';
+
+// The function node of the Node-RED this package is tested with (its code runs in a vm context of its own).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const functionNode = require('@node-red/nodes/core/function/10-function.js') as unknown;
 
 type Rec = Record<string, unknown>;
 const errorOf = (msg: Rec): { code: string; message: string } =>
@@ -262,6 +268,57 @@ describe('nodes: msg overrides a flow expects', () => {
       assert.match(error.message, /operation "SendSMS" is not offered by smsgw-balance/);
       assert.equal(env.emu.requests.list().length, 0);
     });
+  });
+
+  it('set in a real function node (its own realm): msg.wait, msg.dataFormat and msg.operation are followed', async () => {
+    const fn = (func: string): FlowNode => ({ id: 'f', type: 'function', func, outputs: 1, wires: [['n1']] });
+    const viaFunction = async (node: FlowNode, func: string): Promise<Rec> => {
+      await helper.load([functionNode, ...ALL_NODES] as never, flowWith(env.emu.url, [fn(func), node]), {
+        cfg: DEMO,
+      });
+      env.emu.requests.clear();
+      const out = nextMessage('out');
+      send('f', { payload: 'go' });
+      return (await out).payload as Rec;
+    };
+    // A node that waits for the HLR result, told by the function node not to: the JobId at once.
+    const hlr = await viaFunction(
+      {
+        id: 'n1',
+        type: 'smsgw-send-hlr',
+        gateway: 'cfg',
+        recipient: '',
+        recipientType: 'str',
+        wait: true,
+        waitTimeout: 60,
+        wires: [['out']],
+      },
+      `msg.recipients = ['+4917022200009']; msg.wait = false; return msg;`,
+    );
+    assert.ok(Number(hlr.JobId) > 0);
+    assert.equal(hlr.hlr, undefined);
+    assert.equal(requests('QueryHLRJobsByJobID'), 0);
+    await helper.unload();
+    const udh = await viaFunction(
+      sendUdhNode({ dataFormat: 'auto' }),
+      `msg.payload = '0605040B'; msg.dataFormat = 'base64'; return msg;`,
+    );
+    assert.equal(udh.bytes, 6);
+    await helper.unload();
+    const balance = await viaFunction(
+      {
+        id: 'n1',
+        type: 'smsgw-balance',
+        gateway: 'cfg',
+        operation: 'QueryAccountBalance',
+        threshold: '',
+        thresholdType: 'num',
+        wires: [['out'], ['out2']],
+      },
+      `msg.operation = 'QueryBalance2'; return msg;`,
+    );
+    assert.equal(balance.operation, 'QueryBalance2');
+    assert.equal(requests('QueryBalance2'), 1);
   });
 
   it('values from a function node (another realm) are taken by shape: msg.params of query jobs', async () => {
