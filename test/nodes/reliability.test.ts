@@ -451,11 +451,14 @@ describe('nodes: durable outbox', function () {
       const url = `http://127.0.0.1:${port}`;
       await loadFlow(flowWith(url, [sms('n1')], { outbox: true }));
       const noDir = (t: string | undefined): boolean =>
-        /status\.outboxDown$|^outbox unavailable: no user directory$/.test(t ?? '');
+        /^outbox unavailable: no user directory$/.test(t ?? '');
       await waitFor(() => noDir(statusTexts('n1').at(-1)));
       assert.ok(noDir(statusTexts('cfg').at(-1)), 'the config node shows it');
       assert.equal(errorsOf('cfg').length, 1, 'one log line');
-      assert.match(errorsOf('cfg')[0]!, /errors\.noUserDir|no user directory/);
+      assert.match(
+        errorsOf('cfg')[0]!,
+        /^Node-RED has no user directory \(settings\.userDir\) for the durable outbox's journal/,
+      );
       const before = sendRequests(emu!);
       const caught = nextMessage('caught');
       send('n1', { payload: 'no durable outbox', topic: 'ob-nodir' });
