@@ -9,7 +9,8 @@
  */
 import { ByteTextChunks, utf8Of } from '../soap/utf8-chunks';
 import { XmlScanner, type ScanHandler } from '../soap/xml-scanner';
-import { LimitExceeded, count, type InvokeLimits } from './limits';
+import { count } from '../count';
+import { LimitExceeded, type InvokeLimits } from './limits';
 
 export class AnswerGate implements ScanHandler {
   private readonly scanner = new XmlScanner(this);

@@ -51,8 +51,6 @@ export function resolveInvokeLimits(
   return Object.freeze(out);
 }
 
-export const count = (n: number): string => n.toLocaleString('en-US');
-
 /** An answer over a limit; the decoder's PARSE error names it ("more than 250,000 elements (maxElements)"). */
 export class LimitExceeded extends Error {
   constructor(message: string, limit: keyof InvokeLimits) {

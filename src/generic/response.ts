@@ -5,13 +5,14 @@
  * becomes the same GatewayError('FAULT') as on the typed path, with the fault's detail as `detail`.
  */
 import type { ServiceName } from '../catalogue/types';
+import { count } from '../count';
 import { GatewayError } from '../errors';
 import type { ResponseDecoder } from '../soap/decode';
 import { faultError } from '../soap/fault';
 import { NS } from '../soap/ns';
 import type { Transport } from '../soap/request';
 import { AnswerGate } from './gate';
-import { DEFAULT_INVOKE_LIMITS, LimitExceeded, count, type InvokeLimits } from './limits';
+import { DEFAULT_INVOKE_LIMITS, LimitExceeded, type InvokeLimits } from './limits';
 import { attrKey, elements, parseXml, textOf, type XmlElement } from './xml';
 
 export interface GenericDecodeOptions {

@@ -5,6 +5,7 @@
  * (a string's or byte array's length), before any analysis, copy or storage, and whatever the segment checks
  * say: the typed client, invoke(), the outbox, the nodes and the editor's routes.
  */
+import { count } from '../count';
 import { isBytes } from '../shape';
 
 /** The most characters of a text (UTF-16 code units, JavaScript's `length`) or bytes of data: 64 KiB. */
@@ -15,8 +16,6 @@ export const MAX_CONTENT_LENGTH = 65_536;
  * its data (SendUDH's hex and SendBinData2's base64 text, SendBinData's bytes).
  */
 export const CONTENT_PARAMS: readonly string[] = ['SMSText', 'Msg', 'strMsg', 'Data'];
-
-const count = (n: number): string => n.toLocaleString('en-US');
 
 /** The length of a text or of bytes (a Uint8Array or a byte array) in O(1); undefined for anything else. */
 function lengthOf(v: unknown): [number, string] | undefined {

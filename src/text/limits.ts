@@ -6,6 +6,7 @@
  */
 import { ENUMS, type OperationDef } from '../catalogue';
 import { analyzeText, type TextEncoding } from './analyze';
+import { count } from '../count';
 
 export interface SegmentLimits {
   /** Segments a single-SMS type takes (Standard, Flash, HighQuality, ...); 0 = no check. */
@@ -148,7 +149,6 @@ export function checkSegments(
   return problem;
 }
 
-const count = (n: number): string => n.toLocaleString('en-US');
 const allows = (type: string, n: number): string =>
   n === 1 ? `${type} allows 1 segment` : `${type} allows up to ${count(n)}`;
 
