@@ -4,6 +4,7 @@
  */
 import type { Node, NodeAPI } from 'node-red';
 import { GatewayClient } from '../client';
+import { preloadClient } from '../client/preload';
 import { registerAdminRoutes } from './admin/admin';
 import { clientOptions } from './config/client-options';
 import { attachDeliveryTracker } from './send/delivery-host';
@@ -41,6 +42,8 @@ export default (RED: NodeAPI): void => {
     node.destination = destinationOf(def);
     node.users = new Map();
     node.client = undefined;
+    // The client's libraries load at deploy, not while the first msg waits and every other flow with it.
+    setImmediate(preloadClient, def.defaultCountry);
 
     node.getClient = (): GatewayClient => {
       // Built on first use so a bad setting surfaces as an error on the msg that needed the client.

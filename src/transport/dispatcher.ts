@@ -9,6 +9,11 @@ let undici: Undici | undefined;
  */
 const lib = (): Undici => (undici ??= loadUndici());
 
+/** Loads undici now (see src/client/preload.ts): a require blocks the event loop, better at deploy than in a call. */
+export function loadTransport(): void {
+  lib();
+}
+
 const LEGACY_GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
 
 /**
