@@ -56,6 +56,15 @@ import {
 
 const TRANSPORTS: readonly Transport[] = ['soap11', 'soap12', 'get', 'post'];
 const SERVICES: readonly ServiceName[] = ['information', 'send', 'customer', 'legacy'];
+/**
+ * Most bytes of a generic answer checked (src/generic/gate.ts) in one turn of the event loop. Unpaced, one
+ * socket's wake-up hands over up to 2 MiB (libuv reads 32 times 64 KiB while the socket has data), all of it
+ * scanned before any other request of the process is served; not yet optimised by V8, the gate takes tens of
+ * milliseconds per 64 KiB on a busy machine. 16 KiB keeps one turn at a few milliseconds (issue 19 §3: an
+ * unrelated Node-RED endpoint answers within 1 s while a 23 MB hostile answer is refused) and costs a
+ * setImmediate per 16 KiB.
+ */
+export const GENERIC_BYTES_PER_TURN = 16 * 1024;
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 /**
  * Whether typed sends carry a reference in their Caption unless the `reference` option says otherwise. On:
@@ -501,6 +510,7 @@ export class GatewayClient {
           clean,
           // The generic decoder holds the whole answer: bounded by this and, while it reads, by `limits`.
           maxBytes: this.maxResponseBytes,
+          bytesPerTurn: GENERIC_BYTES_PER_TURN,
           onHead: (head) => consumerFor(ctx, head),
         });
       return await (where.op && retryable(where.op) ? this.withRetries(true, scope, send) : send());

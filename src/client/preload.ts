@@ -10,10 +10,12 @@ import { loadTransport } from '../transport';
 import { defaultCountryOf } from './recipients';
 
 export function preloadClient(defaultCountry?: string): void {
-  loadTransport();
+  // Called from a setImmediate, where a throw would end Node-RED: what fails here fails again as an error of the
+  // call that needs it (a default country that is not one: CONFIG on each call that needs it).
   try {
+    loadTransport();
     defaultCountryOf(defaultCountry);
   } catch {
-    // Not a country: the client refuses it with CONFIG on each call that needs it (nothing to load here).
+    // reported by the call (see above)
   }
 }
