@@ -756,41 +756,29 @@ export class GatewayClient {
 
   private async discover(path: string, signal: AbortSignal): Promise<string> {
     const details = { operation: `WSDL ${path}` };
-    const text = await this.withRetries(true, { signal }, () =>
-      exchange(
-        this.dispatcher,
-        { method: 'GET', path: `${path}?WSDL`, headers: {} },
-        {
-          origin: this.origin,
-          signal,
-          details,
-          clean: this.clean,
-          maxBytes: this.maxResponseBytes,
-          onHead: ({ status }): BodyConsumer<string> => {
-            const chunks: Buffer[] = [];
-            return {
-              write(chunk) {
-                chunks.push(chunk);
-              },
-              end() {
-                const body = Buffer.concat(chunks).toString('utf8');
-                if (status !== 200) {
-                  throw new GatewayError(
-                    'HTTP',
-                    `HTTP ${status} for the WSDL (set the namespace option to skip discovery)`,
-                    {
-                      ...details,
-                      httpStatus: status,
-                      body: body.slice(0, 300),
-                    },
-                  );
-                }
-                return body;
-              },
-            };
-          },
-        },
-      ),
+    const text = await this.withRetries(true, { signal }, () => this.readWsdl(path, signal, details)).catch(
+      (e: unknown) => {
+        // A server that cannot be reached fails the operation that needed the namespace in the same way: the
+        // error says only that, as for any other call (a user never asked for the WSDL). An answer that is not
+        // a usable WSDL keeps naming it.
+        if (e instanceof GatewayError && (e.code === 'NETWORK' || e.code === 'TIMEOUT')) {
+          const prefix = `${details.operation}: `;
+          throw new GatewayError(
+            e.code,
+            e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message,
+            {
+              service: e.service,
+              status: e.status,
+              httpStatus: e.httpStatus,
+              body: e.body,
+              ambiguous: e.ambiguous,
+              detail: e.detail,
+              cause: e.cause,
+            },
+          );
+        }
+        throw e;
+      },
     );
     try {
       return readTargetNamespace(text);
@@ -800,6 +788,43 @@ export class GatewayClient {
         cause: e,
       });
     }
+  }
+
+  private readWsdl(path: string, signal: AbortSignal, details: { operation: string }): Promise<string> {
+    return exchange(
+      this.dispatcher,
+      { method: 'GET', path: `${path}?WSDL`, headers: {} },
+      {
+        origin: this.origin,
+        signal,
+        details,
+        clean: this.clean,
+        maxBytes: this.maxResponseBytes,
+        onHead: ({ status }): BodyConsumer<string> => {
+          const chunks: Buffer[] = [];
+          return {
+            write(chunk) {
+              chunks.push(chunk);
+            },
+            end() {
+              const body = Buffer.concat(chunks).toString('utf8');
+              if (status !== 200) {
+                throw new GatewayError(
+                  'HTTP',
+                  `HTTP ${status} for the WSDL (set the namespace option to skip discovery)`,
+                  {
+                    ...details,
+                    httpStatus: status,
+                    body: body.slice(0, 300),
+                  },
+                );
+              }
+              return body;
+            },
+          };
+        },
+      },
+    );
   }
 
   /** Last line of defence: whatever escapes carries no password (message, body, status, cause). */

@@ -11,6 +11,7 @@ import { NS } from '../soap/ns';
 import type { Transport, WireRequest } from '../soap/request';
 import { isBytes, isDate, isPlainObject, timeOf } from '../shape';
 import { formatBase64, formatDateTime, formatDouble, formatDoubleParam } from '../soap/values';
+import { kindOf } from '../value-kind';
 
 export interface GenericRequest {
   transport: Transport;
@@ -127,7 +128,7 @@ class Writer {
       if (text) el.txt(text);
       return;
     }
-    if (!isPlainObject(v)) fail(`${name}: a ${typeof v} cannot be written as XML`);
+    if (!isPlainObject(v)) fail(`${name}: ${kindOf(v)} cannot be written as XML`);
     if (depth >= MAX_DEPTH) fail(`${name}: parameters nested deeper than ${MAX_DEPTH} levels`);
     if (this.path.has(v)) fail(`${name}: the parameters refer to themselves`);
     this.path.add(v);

@@ -42,11 +42,11 @@ export default (RED: NodeAPI): void => {
     const config = attachConfig(RED, node, def.gateway);
     const d = def as Record<string, unknown>;
     const output = nodeOutput(RED, def);
-    const tracking = setupTracking(RED, node, config, def, output);
     emitRestored(RED, node, config, output);
     const o = overridesOf(RED, node, 'smsgw-send-sms', d);
 
-    onInput(RED, node, output, async (msg, signal, ctx) => {
+    // The handler runs on a msg, after setupTracking below has given it `tracking`.
+    const input = onInput(RED, node, output, async (msg, signal, ctx) => {
       const cfg = requireConfig(config);
       const op =
         o.msg(msg, 'operation') ?? selectOperation('smsgw-send-sms', def.operation || 'SendSMS', undefined);
@@ -96,6 +96,7 @@ export default (RED: NodeAPI): void => {
         status: jobStatus(RED, outcome.JobId, outcome.queued),
       };
     });
+    const tracking = setupTracking(RED, node, config, def, output, input);
   }
 
   RED.nodes.registerType('smsgw-send-sms', SmsgwSendSms);

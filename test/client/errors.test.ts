@@ -206,6 +206,21 @@ describe('GatewayClient error mapping (stub server)', () => {
     }
   });
 
+  it('a refused connection before the namespace is known reads as any other (the WSDL read is not named)', async () => {
+    const url = stub.url;
+    await stub.stop();
+    const c = new GatewayClient({ baseUrl: url, user: 'u', password: PASSWORD, retries: 0 });
+    try {
+      const err = await rejection(c.send.sendSms(sendParams));
+      assert.equal(err.code, 'NETWORK');
+      assert.equal(err.operation, 'SendSMS');
+      assert.match(err.message, /^SendSMS: could not send the request: connect ECONNREFUSED /);
+      assert.doesNotMatch(err.message, /WSDL|asmx/i);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('times out as TIMEOUT (ambiguous once the request was out)', async () => {
     stub.handler = () => {}; // never answers
     const err = await rejection(client.send.sendSms(sendParams, { timeoutMs: 150 }));

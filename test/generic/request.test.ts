@@ -167,7 +167,7 @@ describe('generic request builder (xmlbuilder2)', () => {
       [{ params: { 'bad name': 1 } }, /parameter name "bad name" is not an XML name/],
       [{ params: { x: { '1st': 1 } } }, /element name "1st"/],
       [{ params: { f: () => 1 } }, /f: a function cannot be written/],
-      [{ params: { m: new Map() } }, /m: a object cannot be written/],
+      [{ params: { m: new Map() } }, /m: a Map cannot be written/],
       [{ params: { l: [[1]] } }, /a list inside a list/],
       [{ params: { d: new Date(NaN) } }, /d: an invalid Date/],
       [{ params: cyclic }, /refer to themselves/],

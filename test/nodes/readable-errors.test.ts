@@ -18,6 +18,9 @@ import {
   type FlowNode,
 } from './helpers';
 import { sendSmsNode } from './send-sms-node';
+import { runInNewContext } from 'node:vm';
+import { messageText } from '../../src/nodes/send/send-path';
+import { kindOf } from '../../src/value-kind';
 
 interface LogEntry {
   level: number;
@@ -116,5 +119,57 @@ describe('nodes: red statuses name the reason, not only the code', () => {
     send('n1', { payload: 'a'.repeat(1993) });
     await caught;
     assert.equal(statuses('n1').at(-1)?.text, '1,993 characters, 14 segments: Standard…');
+  });
+});
+
+describe('nodes: error texts read as English', () => {
+  it('a text that is not a string names what it is with its article: "got an object", "got a boolean"', () => {
+    const refusal = (value: unknown): string => {
+      try {
+        messageText(value, 'SendSMS');
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'accepted';
+    };
+    assert.equal(refusal({ text: 'x' }), 'SendSMS: the message text must be a string, got an object');
+    assert.equal(refusal(true), 'SendSMS: the message text must be a string, got a boolean');
+    assert.equal(refusal(['x']), 'SendSMS: the message text must be a string, got an array');
+    assert.equal(refusal(new Map()), 'SendSMS: the message text must be a string, got a Map');
+  });
+
+  it('kindOf: the article fits the word, a value from another realm reads the same', () => {
+    assert.deepEqual(
+      [
+        {},
+        [],
+        1,
+        'x',
+        true,
+        undefined,
+        null,
+        1n,
+        Symbol('s'),
+        () => 1,
+        new Error('e'),
+        new Uint8Array(1),
+      ].map(kindOf),
+      [
+        'an object',
+        'an array',
+        'a number',
+        'a string',
+        'a boolean',
+        'undefined',
+        'null',
+        'a bigint',
+        'a symbol',
+        'a function',
+        'an Error',
+        'a Uint8Array',
+      ],
+    );
+    assert.equal(kindOf(runInNewContext('({ a: 1 })')), 'an object');
+    assert.equal(kindOf(runInNewContext('new Map()')), 'a Map');
   });
 });

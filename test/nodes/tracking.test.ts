@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import {
   collect,
@@ -10,6 +10,7 @@ import {
   send,
   sleep,
   startEnv,
+  statuses,
   stopEnv,
   waitFor,
   warnings,
@@ -18,6 +19,31 @@ import {
 } from './helpers';
 import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { RespelledReports } from './respelled-reports';
+import { deliveryStatus, SHARED_NS } from '../../src/nodes/common/status';
+import type { NodeAPI } from 'node-red';
+
+const enUS = JSON.parse(
+  readFileSync(path.join(__dirname, '..', '..', 'nodes', 'locales', 'en-US', 'smsgw-config.json'), 'utf8'),
+) as { 'smsgw-config': Record<string, Record<string, string>> };
+
+/** RED._ as the editor renders the shared en-US catalogue (the test helper's RED answers the key). */
+const render = (key: string, params: Record<string, unknown> = {}): string => {
+  const [group, name] = key.replace(SHARED_NS, '').split('.');
+  return enUS['smsgw-config'][group!]![name!]!.replace(/__(\w+)__/g, (_m, k: string) => String(params[k]));
+};
+
+/** The node's last status: colour, shape, and its text in en-US (or its key, as the test helper gives it). */
+function lastStatus(
+  id: string,
+  fill: string,
+  shape: string,
+  key: string,
+  params: Record<string, unknown>,
+): void {
+  const last = statuses(id).at(-1);
+  assert.deepEqual({ fill: last?.fill, shape: last?.shape }, { fill, shape });
+  assert.ok([render(key, params), SHARED_NS + key].includes(String(last?.text)), String(last?.text));
+}
 
 interface Outcome {
   JobId: number;
@@ -95,6 +121,20 @@ describe('nodes: smsgw-send-sms delivery tracking (outputs 2 and 3)', () => {
       ['+4917012399011', 'DELIVERED'],
       ['+4917012399012', 'EXPIRED'],
     ]);
+    // the send node says so too: a failed delivery is not shown as a success
+    lastStatus('s1', 'red', 'ring', 'status.deliveryFailed', { jobId, failed: 1, count: 2 });
+  });
+
+  it('shows "delivered" in the status once every recipient has a delivered report', async () => {
+    await loadFlow(flow([sender('s1')]));
+    const sent = nextMessage('out');
+    const delivered = nextMessage('out2');
+    send('s1', { payload: 'hello', recipient: ['+4917012399013', '+4917012399014'] });
+    const jobId = ((await sent).payload as { JobId: number }).JobId;
+    lastStatus('s1', 'green', 'dot', 'status.job', { jobId });
+    env.emu.control.finishJobs();
+    assert.deepEqual(((await delivered).payload as Outcome).failed, 0);
+    lastStatus('s1', 'green', 'dot', 'status.delivered', { jobId });
   });
 
   it('sends a job whose reports do not come in time to output 3', async () => {
@@ -110,6 +150,7 @@ describe('nodes: smsgw-send-sms delivery tracking (outputs 2 and 3)', () => {
     const o = (await timedOut).payload as Outcome;
     assert.equal(o.outcome, 'timeout');
     assert.equal(o.missing, 1);
+    lastStatus('s1', 'yellow', 'ring', 'status.deliveryTimeout', { jobId: o.JobId });
     got2.stop();
     assert.equal(got2.messages.length, 0);
   });
@@ -217,6 +258,34 @@ describe('nodes: smsgw-send-sms delivery tracking (outputs 2 and 3)', () => {
         1,
         warned.join('\n'),
       );
+    });
+  });
+});
+
+describe('nodes: the delivery outcome in a send node’s status (en-US)', () => {
+  const RED = {
+    _: (key: string, params?: Record<string, unknown>) => render(key, params),
+  } as unknown as NodeAPI;
+  const counts = { JobId: 42, delivered: 0, failed: 0, unknown: 0, missing: 0 };
+  it('all delivered: green "JobId 42 delivered"', () => {
+    assert.deepEqual(deliveryStatus(RED, { ...counts, outcome: 'final', delivered: 3 }), {
+      fill: 'green',
+      shape: 'dot',
+      text: 'JobId 42 delivered',
+    });
+  });
+  it('some not delivered: a red ring saying how many of how many', () => {
+    assert.deepEqual(deliveryStatus(RED, { ...counts, outcome: 'final', delivered: 2, failed: 1 }), {
+      fill: 'red',
+      shape: 'ring',
+      text: 'JobId 42: 1 of 3 not delivered',
+    });
+  });
+  it('not in time: a yellow ring', () => {
+    assert.deepEqual(deliveryStatus(RED, { ...counts, outcome: 'timeout', delivered: 1, missing: 1 }), {
+      fill: 'yellow',
+      shape: 'ring',
+      text: 'JobId 42: no final report in time',
     });
   });
 });

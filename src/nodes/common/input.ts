@@ -36,6 +36,12 @@ export interface InputContext {
   readonly priority: 'critical' | undefined;
 }
 
+/** What the rest of a node may tell the input path's status. */
+export interface InputStatus {
+  /** Shows `status` as the node's latest result (a delivery outcome), as a finished message's status is. */
+  result(status: NodeStatus): void;
+}
+
 export type InputHandler = (
   msg: NodeMessageInFlow,
   signal: AbortSignal,
@@ -51,7 +57,7 @@ export type InputHandler = (
  * its outcome comes back after the restart). An AUTH failure of any node of the config shows a red ring on all
  * of them until a call succeeds. Requests still running when the node closes are aborted.
  */
-export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: InputHandler): void {
+export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: InputHandler): InputStatus {
   const running = new Set<AbortController>();
   const kept = new Set<AbortController>();
   const accepted = new Set<AbortController>();
@@ -190,4 +196,12 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
     // `accepted` empties as the aborted handlers end: each must still know that its msg was acknowledged.
     node.status({});
   });
+
+  return {
+    result(status: NodeStatus): void {
+      lastStatus = status;
+      lastWasAuth = false;
+      show();
+    },
+  };
 }

@@ -85,3 +85,28 @@ export function jobStatus(RED: NodeAPI, jobId: unknown, queued: boolean): NodeSt
     ? warn(filledText(RED, sharedKey('status.queued'), 'jobId', id))
     : ok(filledText(RED, sharedKey('status.job'), 'jobId', id));
 }
+
+/** What the status shows of a tracked job's delivery outcome (send/tracking.ts). */
+export interface DeliveryCounts {
+  JobId: number | string;
+  outcome: 'final' | 'timeout';
+  delivered: number;
+  failed: number;
+  unknown: number;
+  missing: number;
+}
+
+/**
+ * A tracked job's outcome on its send node: green once every recipient has a delivered report, a red ring
+ * naming how many were not delivered, a yellow ring when the final reports did not all come in time.
+ */
+export function deliveryStatus(RED: NodeAPI, o: DeliveryCounts): NodeStatus {
+  const jobId = String(o.JobId);
+  if (o.outcome === 'timeout')
+    return { fill: 'yellow', shape: 'ring', text: RED._(sharedKey('status.deliveryTimeout'), { jobId }) };
+  const count = o.delivered + o.failed + o.unknown + o.missing;
+  const notDelivered = count - o.delivered;
+  return notDelivered === 0
+    ? ok(RED._(sharedKey('status.delivered'), { jobId }))
+    : failed(RED._(sharedKey('status.deliveryFailed'), { jobId, failed: notDelivered, count }));
+}

@@ -21,6 +21,7 @@ import {
 } from '../../reliability/reference';
 import { callOperation } from '../config/gateway';
 import type { SmsgwConfigNode } from '../config/config-node';
+import { kindOf } from '../../value-kind';
 
 export interface SendDone {
   value: unknown;
@@ -218,8 +219,7 @@ export function messageText(value: unknown, operation: string): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (isBytes(value)) return bytesOf(value).toString('utf8');
-  const kind = Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-  throw new GatewayError('VALIDATION', `the message text must be a string, got ${kind}`, {
+  throw new GatewayError('VALIDATION', `the message text must be a string, got ${kindOf(value)}`, {
     operation,
     ambiguous: false,
   });

@@ -3,7 +3,8 @@ import { GatewayError } from '../../errors';
 import type { DeliveryOutcome } from './delivery-tracker';
 import { hasTracker } from './delivery-host';
 import type { SendOutcome } from './results';
-import { sharedKey } from '../common/status';
+import { deliveryStatus, sharedKey } from '../common/status';
+import type { InputStatus } from '../common/input';
 import type { SmsgwConfigNode } from '../config/config-node';
 import type { NodeOutput } from '../common/output';
 
@@ -54,7 +55,8 @@ export function trackingOf(
 /**
  * A send node with tracking on: subscribes to its config node's tracker (outcomes that finished while the node
  * was away arrive now) and sends each outcome to output 2 (final) or 3 (timeout), at the node's Output
- * property of a copy of the msg that was sent. Undefined when tracking is off.
+ * property of a copy of the msg that was sent, and shows it in the node's status (delivered, how many were not,
+ * or not in time). Undefined when tracking is off.
  */
 export function setupTracking(
   RED: NodeAPI,
@@ -62,6 +64,7 @@ export function setupTracking(
   config: SmsgwConfigNode | undefined,
   def: TrackingDef,
   output: NodeOutput,
+  status: InputStatus,
 ): Tracking | undefined {
   if (def.track !== true && def.track !== 'true') return undefined;
   if (!hasTracker(config)) return undefined;
@@ -74,6 +77,7 @@ export function setupTracking(
     const base = (context ?? {}) as Record<string, unknown>;
     const msg = { ...base, topic: String(o.JobId), jobId: o.JobId } as NodeMessage;
     output.write(msg, payload);
+    status.result(deliveryStatus(RED, o));
     node.send(o.outcome === 'final' ? [null, msg, null] : [null, null, msg]);
   });
 
