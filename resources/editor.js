@@ -103,6 +103,40 @@ window.smsgwEditor = window.smsgwEditor || (function () {
         return out;
     }
 
+    /** A field's default in the node type's definition (undefined when it has none). */
+    function defaultOf(nodeType, key) {
+        var def = RED.nodes.getType(nodeType);
+        var spec = def && def.defaults && def.defaults[key];
+        return spec ? spec.value : undefined;
+    }
+
+    /**
+     * First call of every oneditprepare. A node that lacks a field (a flow written by hand, saved by an older
+     * version, an imported example) shows the field's default, as a node dragged from the palette has it:
+     * the runtime reads a missing field as that default, so opening and saving the dialog must not make it
+     * something else (Node-RED fills a missing field with blank, an unticked box saved as false). Only the
+     * dialog's fields are set (before the widgets read them); the node changes when the dialog is saved, so
+     * Cancel leaves it as it was.
+     */
+    function defaults(node) {
+        var def = RED.nodes.getType(node.type) || {};
+        var fields = def.defaults || {};
+        var prefix = def.category === 'config' ? '#node-config-input-' : '#node-input-';
+        Object.keys(fields).forEach(function (key) {
+            var value = fields[key].value;
+            if (node[key] !== undefined && node[key] !== null) { return; }
+            // nothing to show: a config node reference, an object (parameter rows have no field of their own)
+            if (value === undefined || value === null || fields[key].type || typeof value === 'object') { return; }
+            var field = $(prefix + key);
+            if (field.length === 0) { return; }
+            if (field.attr('type') === 'checkbox') {
+                field.prop('checked', value === true);
+            } else {
+                field.val(String(value));
+            }
+        });
+    }
+
     function operationSelect(select, nodeType, current, onChange) {
         return catalogue().then(function (cat) {
             var ops = cat[nodeType] || [];
@@ -112,7 +146,8 @@ window.smsgwEditor = window.smsgwEditor || (function () {
                 var service = op.key.split('/')[0];
                 $('<option></option>').val(name).text(name + (service === 'legacy' ? ' (legacy)' : '')).attr('title', op.doc).appendTo(select);
             });
-            select.val(current || (ops[0] && ops[0].key.split('/')[1]));
+            // a node without an operation (written by hand) shows its type's default one
+            select.val(current || defaultOf(nodeType, 'operation') || (ops[0] && ops[0].key.split('/')[1]));
             var find = function () {
                 var v = select.val();
                 return ops.filter(function (o) { return o.key.split('/')[1] === v; })[0];
@@ -183,7 +218,11 @@ window.smsgwEditor = window.smsgwEditor || (function () {
                         return;
                     }
                     info.empty().attr('data-too-long', a.tooLong ? 'true' : null)
-                        .append($('<div></div>').text(RED._(SHARED + 'analysis.result', a)));
+                        .append($('<div></div>').text(RED._(SHARED + 'analysis.result', {
+                            encoding: a.encoding,
+                            segments: RED._(SHARED + 'analysis.segments', { count: a.segments }),
+                            charactersLeft: RED._(SHARED + 'analysis.charactersLeft', { count: a.charactersLeft })
+                        })));
                     if (a.tooLong) {
                         var p = a.tooLong;
                         var text = RED._(SHARED + 'analysis.tooLong', {
@@ -428,7 +467,7 @@ window.smsgwEditor = window.smsgwEditor || (function () {
         if (on) { editing[node.id] = true; } else { delete editing[node.id]; }
     }
 
-    return { catalogue: catalogue, accountProblem: accountProblem, accountEditing: accountEditing, typed: typed, typesFor: typesFor, paramRows: paramRows,
+    return { defaults: defaults, catalogue: catalogue, accountProblem: accountProblem, accountEditing: accountEditing, typed: typed, typesFor: typesFor, paramRows: paramRows,
         collectParams: collectParams, operationSelect: operationSelect, analyze: analyze, COMMON: COMMON,
         segmentCounter: segmentCounter, onTyping: onTyping, recipientCheck: recipientCheck,
         fields: fields, output: output, operationPrepare: operationPrepare, operationSave: operationSave,

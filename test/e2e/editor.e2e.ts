@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { examplesForDeploy, listExamples } from '../../scripts/lib/flows';
 import { ROOT } from '../../scripts/lib/package';
 import { openBrowser, type Browser } from './browser';
-import { addNode, deploy, openEditDialog, setTypedString, showSidebarTab, wire } from './editor';
+import { addNode, configTab, deploy, openEditDialog, setTypedString, showSidebarTab, wire } from './editor';
 import { listServedExamples } from './examples';
 import {
   CATEGORY,
@@ -32,17 +32,6 @@ interface EmulatorState {
 }
 async function emulatorState(stack: Stack): Promise<EmulatorState> {
   return (await (await fetch(`${stack.emulator.url}/_emulator/state`)).json()) as EmulatorState;
-}
-
-/** Clicks a tab of the gateway configuration dialog. */
-async function configTab(
-  page: Page,
-  tab: 'connection' | 'security' | 'delivery' | 'messages' | 'budget',
-): Promise<void> {
-  // RED.tabs takes two clicks within 400 ms (on any of its tabs) as a double click
-  await page.waitForTimeout(450);
-  await page.click(`#smsgw-config-tabs a[href="#smsgw-config-tab-${tab}"]`);
-  await page.waitForSelector(`#smsgw-config-tab-${tab}`, { state: 'visible' });
 }
 
 /** A theme colour as the browser computes it (rgb(...)), to compare with an element's colour. */
@@ -205,6 +194,10 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       await page.click('#node-input-lookup-gateway');
     }
     await page.waitForSelector('#node-config-input-baseUrl', { state: 'visible' });
+    // the dialog's title names it as the palette does, not by its type
+    const title = await page.locator('.red-ui-tray-titlebar').last().innerText();
+    assert.match(title, /Add new SMS gateway config node/);
+    assert.doesNotMatch(title, /smsgw-config/);
     // a new configuration points nowhere yet (not at the emulator): empty, with an example as placeholder
     assert.equal(await page.inputValue('#node-config-input-baseUrl'), '');
     assert.equal(
@@ -257,6 +250,31 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       new RegExp(`\\b${balance}\\b`),
       `"${outcome.text}" does not show the balance ${balance}`,
     );
+    // Every hint beside a short field stays on the field's line and inside the dialog, on every tab.
+    const misplaced: string[] = [];
+    for (const tab of ['connection', 'security', 'delivery', 'messages', 'budget'] as const) {
+      await configTab(page, tab);
+      misplaced.push(
+        ...(await page.evaluate((t) => {
+          const out: string[] = [];
+          const panel = document.querySelector(`#smsgw-config-tab-${t}`)!.getBoundingClientRect();
+          for (const hint of document.querySelectorAll<HTMLElement>(
+            `#smsgw-config-tab-${t} .form-row > input + span`,
+          )) {
+            if (hint.offsetParent === null) continue; // a hidden row
+            const field = (hint.previousElementSibling as HTMLElement).getBoundingClientRect();
+            const lines = [...hint.getClientRects()];
+            const r = hint.getBoundingClientRect();
+            if (lines.length > 1 || r.top >= field.bottom) out.push(`${t}: "${hint.innerText}" wraps`);
+            else if (r.right > panel.right + 1) out.push(`${t}: "${hint.innerText}" is cut off`);
+          }
+          return out;
+        }, tab)),
+      );
+    }
+    assert.deepEqual(misplaced, []);
+    await configTab(page, 'connection');
+
     // tall enough to show the Connection tab and Test connection below it in one picture
     await page.setViewportSize({ width: 1280, height: 1024 });
     await page.locator('#node-config-input-name').scrollIntoViewIfNeeded();
@@ -501,6 +519,16 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       )
       .count();
     assert.equal(red, 0, 'a node of the example shows a red status');
+    // README step 1 says what the sidebar shows first: the whole msg, collapsed, under this heading
+    const sent = page.locator('.red-ui-debug-msg', { hasText: 'node: sent' }).first();
+    await sent.waitFor({ timeout: 15000 });
+    const heading = (await sent.locator('.red-ui-debug-msg-topic').innerText()).trim();
+    const step1 = /^1\. \*\*Send\.\*\*[\s\S]*?(?=^2\. )/m.exec(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+    assert.ok(step1, 'README has no step "1. **Send.**"');
+    assert.ok(
+      step1[0].replace(/\s+/g, ' ').includes(`\`${heading}\``),
+      `README step 1 does not show what the debug sidebar shows: ${heading}`,
+    );
     // open the message and its payload in the debug sidebar, as someone curious would
     const handles = page.locator('.red-ui-debug-msg').first().locator('.red-ui-debug-msg-object-handle');
     if (await handles.count()) {

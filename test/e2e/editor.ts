@@ -92,3 +92,22 @@ export async function showSidebarTab(page: Page, tab: 'debug' | 'info' | 'config
     }, tab);
   }
 }
+
+/** Clicks a tab of the gateway configuration dialog. */
+export async function configTab(
+  page: Page,
+  tab: 'connection' | 'security' | 'delivery' | 'messages' | 'budget',
+): Promise<void> {
+  // RED.tabs takes two clicks within 400 ms (on any of its tabs) as a double click
+  await page.waitForTimeout(450);
+  await page.click(`#smsgw-config-tabs a[href="#smsgw-config-tab-${tab}"]`);
+  await page.waitForSelector(`#smsgw-config-tab-${tab}`, { state: 'visible' });
+}
+
+/** Opens the gateway configuration selected in the open node dialog (the pencil beside it). */
+export async function editGatewayConfig(page: Page): Promise<void> {
+  const edit = page.locator('#node-input-btn-gateway-edit');
+  if ((await edit.count()) > 0) await edit.click();
+  else await page.click('#node-input-lookup-gateway');
+  await page.waitForSelector('#node-config-input-baseUrl', { state: 'visible' });
+}

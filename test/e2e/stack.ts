@@ -48,12 +48,14 @@ export interface Stack {
   emulator: RunningEmulator;
   nodeRed: RunningNodeRed;
   nodeRedLog: string;
+  /** Node-RED's user directory (flows.json, flows_cred.json). */
+  userDir: string;
   stop(): Promise<void>;
 }
 
 let packed: Promise<Awaited<ReturnType<typeof packPackage>>> | undefined;
 /** Builds and packs once per test run. */
-function packOnce(): ReturnType<typeof packPackage> {
+export function packOnce(): ReturnType<typeof packPackage> {
   packed ??= ensureBuilt(() => undefined).then(() => packPackage(join(ROOT, 'test', 'e2e', 'out', 'pack')));
   return packed;
 }
@@ -95,6 +97,7 @@ export async function startStack(
     emulator,
     nodeRed,
     nodeRedLog,
+    userDir,
     async stop() {
       await Promise.all([nodeRed.proc.stop(), emulator.proc.stop()]);
     },

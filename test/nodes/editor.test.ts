@@ -91,6 +91,21 @@ describe('nodes: editor HTML (as the scorecard parses it)', () => {
     });
   }
 
+  it('every field label in every dialog starts with an icon, as core dialogs do (checkbox labels aside)', () => {
+    const bare: string[] = [];
+    for (const type of Object.keys(pkg['node-red'].nodes)) {
+      const html = readFileSync(path.join(root, 'nodes', `${type}.html`), 'utf8');
+      const template = html.slice(html.indexOf('data-template-name'));
+      for (const m of template.matchAll(/<label for="([^"]+)"[^>]*>([\s\S]*?)<\/label>/g)) {
+        const [, target, inner] = m as unknown as [string, string, string];
+        const checkbox =
+          inner.includes('type="checkbox"') || new RegExp(`type="checkbox" id="${target}"`).test(template);
+        if (!checkbox && !/^\s*<i class="fa fa-[\w-]+"><\/i>/.test(inner)) bare.push(`${type}: ${target}`);
+      }
+    }
+    assert.deepEqual(bare, []);
+  });
+
   it('every node HTML first loads resources/editor.js, which is packed, ES2018 and defines what the dialogs call', () => {
     const files = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { files: string[] })
       .files;
