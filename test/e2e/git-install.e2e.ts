@@ -7,13 +7,22 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { getNodeSets, startNodeRed, type RunningNodeRed } from '../../scripts/lib/nodered';
 import { npmCommand, PKG, ROOT } from '../../scripts/lib/package';
 import { freePort, run } from '../../scripts/lib/proc';
-import { MODULE, NODE_TYPES, nodeBin, nodeRedDir, outDir } from './stack';
+import { MODULE, NODE_TYPES, nodeBin, nodeRedDir, outDir, packOnce } from './stack';
 
 const git = (cwd: string, ...args: string[]): string =>
   execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -116,3 +125,49 @@ function iconOf(type: string): string[] {
   const m = /\bicon:\s*'([^']+)'/.exec(readFileSync(join(ROOT, 'nodes', `${type}.html`), 'utf8'));
   return m ? [m[1]!] : [];
 }
+
+describe('tarball install: what npm says is what the README explains', function () {
+  it('npm warns about the prepare script for a tarball install too: the README says so for that install', async function () {
+    this.timeout(300000);
+    const packed = await packOnce();
+    const dir = mkdtempSync(join(tmpdir(), 'smsgw-tarball-install-'));
+    try {
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'node-red-userdir', private: true }));
+      copyFileSync(packed.file, join(dir, 'smsgw-package.tgz'));
+      const [cmd, args] = npmCommand([
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        '--omit=dev',
+        './smsgw-package.tgz',
+      ]);
+      const log = await run(cmd, args, {
+        cwd: dir,
+        combined: true,
+        env: { ...process.env, npm_config_update_notifier: 'false' },
+      });
+      mkdirSync(outDir, { recursive: true });
+      writeFileSync(join(outDir, 'tarball-install-npm.log'), log);
+      const warned = /allowScripts/.test(log) && log.includes(`${PKG.name}@`);
+      const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+      const install = readme.slice(
+        readme.indexOf('## Install'),
+        readme.indexOf('\n## ', readme.indexOf('## Install') + 1),
+      );
+      const about = install.split(/\n\s*\n/).filter((p) => /allowScripts/.test(p));
+      if (warned) {
+        assert.ok(
+          about.length > 0,
+          "npm warns about allowScripts; the README's Install section does not say so",
+        );
+        assert.ok(
+          about.some((p) => /tarball/.test(p) && /registry/.test(p)),
+          `npm warns for a tarball install, the README explains it only for: ${about.join(' / ')}`,
+        );
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

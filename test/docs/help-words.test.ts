@@ -1,0 +1,30 @@
+/**
+ * The node help and the dialogs' texts speak to a user who never saw the service's specification (issue 21
+ * §8): what the gateway's documentation does not say and what the package does about it, not "the spec" or
+ * "our reading". A test of words, so a new text cannot slip back into the project's own shorthand.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+
+const localesDir = path.join(__dirname, '..', '..', 'nodes', 'locales');
+const SHORTHAND: Record<string, RegExp> = {
+  'en-US': /\b(spec|specs|specification|our|we|us)\b/gi,
+  de: /\b(Spezifikation|Spec|unser\w*|wir|uns)\b/gi,
+};
+
+describe('docs: node help and dialog texts use words a user knows', () => {
+  for (const [lang, words] of Object.entries(SHORTHAND)) {
+    it(`${lang}: no "the spec", "our reading", "we read"`, () => {
+      const found: string[] = [];
+      for (const file of readdirSync(path.join(localesDir, lang))) {
+        const text = readFileSync(path.join(localesDir, lang, file), 'utf8').replace(/<[^>]+>/g, ' ');
+        for (const m of text.matchAll(words))
+          found.push(
+            `${file}: …${text.slice(Math.max(0, m.index - 40), m.index + 40).replace(/\s+/g, ' ')}…`,
+          );
+      }
+      assert.deepEqual(found, []);
+    });
+  }
+});
