@@ -276,7 +276,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await configTab(page, 'connection');
 
     // tall enough to show the Connection tab and Test connection below it in one picture
-    await page.setViewportSize({ width: 1280, height: 1024 });
+    await page.setViewportSize({ width: 1280, height: 1200 });
     await page.locator('#node-config-input-name').scrollIntoViewIfNeeded();
     await snap(page, 'config-dialog.png');
     await page.setViewportSize({ width: 1280, height: 800 });
