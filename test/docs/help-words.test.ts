@@ -27,4 +27,17 @@ describe('docs: node help and dialog texts use words a user knows', () => {
       assert.deepEqual(found, []);
     });
   }
+
+  // "2 message(s) kept": a count is said in the singular or the plural (i18next's key_plural), as a person says it
+  for (const [lang, shorthand] of Object.entries({ 'en-US': /\w\(s\)/g, de: /\w\((?:en|n|e|s)\)/g })) {
+    it(`${lang}: no "(s)" plurals`, () => {
+      const found: string[] = [];
+      for (const file of readdirSync(path.join(localesDir, lang))) {
+        const text = readFileSync(path.join(localesDir, lang, file), 'utf8');
+        for (const m of text.matchAll(shorthand))
+          found.push(`${file}: …${text.slice(Math.max(0, m.index - 30), m.index + 10)}…`);
+      }
+      assert.deepEqual(found, []);
+    });
+  }
 });

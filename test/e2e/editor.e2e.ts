@@ -407,7 +407,17 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     // ten segments fit StandardLong: the counter stays, the warning goes
     await setTypedString(page, 'node-input-text', 'a'.repeat(1530));
     await warning.waitFor({ state: 'detached', timeout: 10000 });
-    assert.match(await info.innerText(), /GSM-7 · 10 segment/);
+    assert.match(await info.innerText(), /GSM-7 · 10 segments · 0 characters left/);
+    // one segment in the singular, as the counter counts (issue 21 §8: no "segment(s)")
+    await setTypedString(page, 'node-input-text', 'a');
+    await page.waitForFunction(
+      () =>
+        /GSM-7 · 1 segment · 159 characters left/.test(
+          document.querySelector('#smsgw-send-sms-analysis')?.textContent ?? '',
+        ),
+      undefined,
+      { timeout: 10000 },
+    );
     // over the hard cap (issue 19 §6): not analysed, the dialog says the node refuses it
     await setTypedString(page, 'node-input-text', 'a'.repeat(70_000));
     await page.waitForFunction(
@@ -623,7 +633,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       undefined,
       { timeout: 10000 },
     );
-    assert.match(await info.innerText(), /GSM-7 · 2 segment/);
+    assert.match(await info.innerText(), /GSM-7 · 2 segments · 106 characters left/);
     await page.click('#node-dialog-cancel');
     await page.waitForSelector('#node-dialog-cancel', { state: 'hidden' });
   });

@@ -198,6 +198,51 @@ describe('nodes: example flows', () => {
   }
 });
 
+describe('nodes: "Delivery tracking" sorts the final reports by what they say (issue 21 §3)', () => {
+  // Output 2 carries every final report, delivered or not: an unreachable number's once went to "delivered".
+  const flow = examples.find((e) => e.name === 'Delivery tracking')!.flow;
+  const RECIPIENT = '+4917012345678';
+  let env: Env;
+  before(async () => {
+    env = await startEnv();
+    helper.settings({ userDir: env.userDir, smsgwDeliveryPollInterval: 150 } as Record<string, unknown>);
+  });
+  after(() => stopEnv(env));
+  afterEach(async () => {
+    await helper.unload();
+    env.emu.control.setSubscriberState(RECIPIENT, 'ok');
+  });
+
+  for (const [state, shows, not, failed] of [
+    ['unreachable', 'not delivered (payload.failed)', 'delivered', 1],
+    ['ok', 'delivered', 'not delivered (payload.failed)', 0],
+  ] as const) {
+    it(`a recipient whose phone is ${state === 'ok' ? 'reachable' : state}: "${shows}", not "${not}"`, async function () {
+      this.timeout(20_000);
+      const { testFlow, debugNames } = testFlowOf(flow, env.emu.url, 0);
+      const config = flow.find((n) => n.type === 'smsgw-config')!;
+      await helper.load([...CORE_NODES, ...ALL_NODES], testFlow, { [config.id]: DEMO });
+      const got = new Map<string, NodeMessage[]>();
+      for (const [id, label] of debugNames) {
+        got.set(label, []);
+        (helper.getNode(id) as Node).on('input', (msg: NodeMessage) => got.get(label)!.push(msg));
+      }
+      env.emu.control.setSubscriberState(RECIPIENT, state);
+      const inject = flow.find((n) => n.type === 'inject' && n.name === 'send tracked SMS')!;
+      (helper.getNode(inject.id) as Node).receive({});
+      await waitFor(() => got.get('sent')!.length > 0, 5000);
+      env.emu.control.finishJobs();
+      const count = (label: string): number => got.get(label)?.length ?? 0;
+      await waitFor(() => count(shows) + count(not) > 0, 10_000);
+      await sleep(500); // a second msg (the same outcome on both debug nodes) would come now
+      assert.equal(count(not), 0, `"${not}" got ${JSON.stringify(got.get(not)?.map((m) => m.payload))}`);
+      assert.equal(count(shows), 1, [...got.keys()].join(', '));
+      const outcome = got.get(shows)![0]!.payload as { outcome: string; failed: number };
+      assert.deepEqual([outcome.outcome, outcome.failed], ['final', failed]);
+    });
+  }
+});
+
 describe('nodes: no example flow sends on its own', () => {
   const mqtt = useMqttBroker();
   for (const { name, flow } of examples) {
