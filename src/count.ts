@@ -10,3 +10,8 @@ export function count(n: number): string {
   for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
   return n < 0 ? `-${out}` : out;
 }
+
+/** "1 item", "3 items", "1 entry" / "2 entries": a count with its noun, never "item(s)" (issue 21 §8). */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
+}

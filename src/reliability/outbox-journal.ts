@@ -21,6 +21,7 @@
 import { statSync, writeSync } from 'node:fs';
 import { copyFile, mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { counted } from '../count';
 import { GatewayError } from '../errors';
 import { readIfExists, removeStaleTemps, writeFileAtomic } from './atomic-file';
 import { readEntry, type OutboxEntry, type OutboxStore, type OutboxStoreStats } from './outbox-store';
@@ -145,7 +146,7 @@ export class JournalStore implements OutboxStore {
       const aside = `${this.location}.damaged-${Date.now()}`;
       await copyFile(this.location, aside);
       this.warnings.push(
-        `${read.damaged} unreadable outbox record(s) skipped; the file was copied to ${aside}`,
+        `${counted(read.damaged, 'unreadable outbox record')} skipped; the file was copied to ${aside}`,
       );
     }
   }

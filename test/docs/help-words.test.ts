@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 const localesDir = path.join(__dirname, '..', '..', 'nodes', 'locales');
+const srcDir = path.join(__dirname, '..', '..', 'src');
 const SHORTHAND: Record<string, RegExp> = {
   'en-US': /\b(spec|specs|specification|our|we|us)\b/gi,
   de: /\b(Spezifikation|Spec|unser\w*|wir|uns)\b/gi,
@@ -40,4 +41,26 @@ describe('docs: node help and dialog texts use words a user knows', () => {
       assert.deepEqual(found, []);
     });
   }
+  // The same for texts written in code (errors, log lines, the emulator's log): a line of code (not a comment) with
+  // a quoted or template text holding "word(s)" is found; counted() in src/count.ts says it in words.
+  it('code: no "(s)" plurals in texts', () => {
+    const found: string[] = [];
+    const walk = (dir: string): void => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.name.endsWith('.ts'))
+          readFileSync(p, 'utf8')
+            .split('\n')
+            .forEach((line, i) => {
+              const code = line.trim();
+              if (code.startsWith('*') || code.startsWith('//') || code.startsWith('/*')) return;
+              if (/['"`][^'"`]*(?<![.\w])[a-z]+\(s\)[\s,.;:'"`]/.test(code))
+                found.push(`${path.relative(srcDir, p)}:${i + 1}: ${code}`);
+            });
+      }
+    };
+    walk(srcDir);
+    assert.deepEqual(found, []);
+  });
 });

@@ -89,8 +89,8 @@ describe('nodes: state files (durable, private, damaged files copied aside and r
       file: file.file,
       aside: damage.aside,
       why: 'the file is cut short',
-      kept: 'seen (3 item(s)), pending (2 item(s))',
-      lost: '1 unreadable item(s) of pending, whatever followed the cut',
+      kept: 'seen (3 items), pending (2 items)',
+      lost: '1 unreadable item of pending, whatever followed the cut',
     });
     await file.flush();
     const again = new StateFile<Rec>(dir, 'smsgw-inbound', 'n1');
@@ -138,8 +138,8 @@ describe('nodes: state files (durable, private, damaged files copied aside and r
     try {
       assert.equal(tracker.size, 1);
       assert.equal(damaged.length, 1);
-      assert.match(damaged[0]!.kept.join(', '), /jobs \(1 item\(s\)\)/);
-      assert.deepEqual(damaged[0]!.lost, ['1 unreadable item(s) of jobs']);
+      assert.match(damaged[0]!.kept.join(', '), /jobs \(1 item\)/);
+      assert.deepEqual(damaged[0]!.lost, ['1 unreadable item of jobs']);
     } finally {
       await tracker.close();
     }

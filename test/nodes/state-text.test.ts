@@ -122,13 +122,13 @@ describe('nodes: state file text (one value per line, read back whole or in part
     assert.deepEqual(read.value?.seen, state.seen);
     assert.equal(read.value?.cursor, undefined);
     assert.deepEqual(read.kept, [
-      'seen (3 item(s))',
+      'seen (3 items)',
       'count',
       'reports (2 entries)',
-      'pending (2 item(s))',
-      'empty (0 item(s))',
+      'pending (2 items)',
+      'empty (0 items)',
     ]);
-    assert.deepEqual(read.lost, ['1 unreadable item(s) of pending', '1 unreadable value(s) (cursor)']);
+    assert.deepEqual(read.lost, ['1 unreadable item of pending', '1 unreadable value (cursor)']);
   });
 
   it('a file of an older version (one line), cut: the members and the records complete before the cut are kept', () => {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { count } from '../../src/count';
+import { count, counted } from '../../src/count';
 import { AnswerGate } from '../../src/generic/gate';
 import { overContentCap } from '../../src/text/cap';
 import { lengthMessage } from '../../src/text/limits';
@@ -69,5 +69,15 @@ describe('count: numbers in messages', () => {
         /^2,000 characters, 14 segments/,
       );
     });
+  });
+});
+
+describe('counted: a count with its noun', () => {
+  it('says one in the singular and every other count in the plural, never "(s)"', () => {
+    assert.equal(counted(1, 'item'), '1 item');
+    assert.equal(counted(0, 'item'), '0 items');
+    assert.equal(counted(2500, 'segment'), '2,500 segments');
+    assert.equal(counted(1, 'entry', 'entries'), '1 entry');
+    assert.equal(counted(3, 'entry', 'entries'), '3 entries');
   });
 });

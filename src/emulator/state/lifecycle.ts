@@ -3,6 +3,7 @@
  * are due, so results never depend on timers. Offen → (processingMs) InBearbeitung, charged → (deliveryMs)
  * Erledigt with reports (Fehler when every recipient failed). No credit: ZuWenigKontingent until released.
  */
+import { counted } from '../../count';
 import type { SubscriberState } from '../contract';
 import { DueQueue } from './due-queue';
 import type { AccountState, JobRecord, LogPriority } from './model';
@@ -65,7 +66,9 @@ class LogTexts {
   }
 }
 
-const CREATED = new LogTexts((r, s) => `Job created: ${r} recipient(s), ${s} segment(s) each`);
+const CREATED = new LogTexts(
+  (r, s) => `Job created: ${counted(r, 'recipient')}, ${counted(s, 'segment')} each`,
+);
 const SENT = new LogTexts((sms, amount) => `Job sent: ${sms} SMS, ${amount} credits charged`);
 const FINISHED = new LogTexts((ok, failed) => `Job finished: ${ok} delivered, ${failed} failed`);
 

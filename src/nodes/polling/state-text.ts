@@ -19,6 +19,8 @@
  * Only whole items are kept, never a record cut in the middle.
  */
 
+import { counted } from '../../count';
+
 /** What could be read from a state file's text. */
 export interface ReadState {
   /** The members read (all of them when `damage` is undefined); undefined when nothing could be read. */
@@ -141,7 +143,7 @@ function readLines(text: string): ReadState {
   const unreadableNames: string[] = [];
   const finish = (p: Partial): void => {
     out[p.key] = p.array ? p.items : p.members;
-    if (p.lost > 0) lost.push(`${p.lost} unreadable item(s) of ${p.key}`);
+    if (p.lost > 0) lost.push(`${counted(p.lost, 'unreadable item')} of ${p.key}`);
   };
   for (let i = 1; i <= last && !closed; i++) {
     const raw = lines[i]!;
@@ -198,7 +200,7 @@ function readLines(text: string): ReadState {
   if (open) finish(open);
   if (unreadable > 0)
     lost.push(
-      `${unreadable} unreadable value(s)${unreadableNames.length > 0 ? ` (${unreadableNames.join(', ')})` : ''}`,
+      `${counted(unreadable, 'unreadable value')}${unreadableNames.length > 0 ? ` (${unreadableNames.join(', ')})` : ''}`,
     );
   if (!closed) lost.push('whatever followed the cut');
   return described(out, closed ? 'some lines are unreadable' : 'the file is cut short', lost);
@@ -340,9 +342,9 @@ class Scan {
 function described(out: Record<string, unknown>, damage: string, lost: string[]): ReadState {
   const kept = Object.entries(out).map(([k, v]) =>
     Array.isArray(v)
-      ? `${k} (${v.length} item(s))`
+      ? `${k} (${counted(v.length, 'item')})`
       : isPlainObject(v)
-        ? `${k} (${Object.keys(v).length} entr${Object.keys(v).length === 1 ? 'y' : 'ies'})`
+        ? `${k} (${counted(Object.keys(v).length, 'entry', 'entries')})`
         : k,
   );
   return {

@@ -206,7 +206,7 @@ export const CONSOLE_JS = String.raw`(function () {
     var failed = reports.filter(function (r) { return r.status !== 'DELIVERED'; });
     var shown = failed.length ? failed[0] : reports[0];
     var text = shown.status + (shown.status === 'DELIVERED' ? '' : ' · ' + shown.msgText);
-    return stateChip(text, failed.length ? 'bad' : 'ok', reports.length + ' report(s), last ' + time(reports[reports.length - 1].at));
+    return stateChip(text, failed.length ? 'bad' : 'ok', reports.length + (reports.length === 1 ? ' report, last ' : ' reports, last ') + time(reports[reports.length - 1].at));
   }
 
   function tags(job) {
