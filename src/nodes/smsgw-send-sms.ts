@@ -80,10 +80,18 @@ export default (RED: NodeAPI): void => {
         raw.SmsTyp = smsType || 'Standard';
       }
       const params = coerceParams(op, raw);
-      const sent = await sendMessage(cfg, op, params, signal, ctx);
-      const outcome = sendOutcome(sent.value);
+      // Reports read while the send is under way are kept for its job (tracked late after a lost answer).
+      const release = trackMs !== undefined ? tracking?.expect() : undefined;
+      let outcome: ReturnType<typeof sendOutcome>;
+      let sent: Awaited<ReturnType<typeof sendMessage>>;
+      try {
+        sent = await sendMessage(cfg, op, params, signal, ctx);
+        outcome = sendOutcome(sent.value);
+        if (trackMs !== undefined) tracking?.track(msg, outcome, recipients, trackMs);
+      } finally {
+        release?.();
+      }
       const analysis = analyzeText(text);
-      if (trackMs !== undefined) tracking?.track(msg, outcome, recipients, trackMs);
       return {
         payload: {
           operation: op.name,

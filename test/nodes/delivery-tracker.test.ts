@@ -41,7 +41,9 @@ describe('delivery tracker (shared QueryReceivedDLR poll)', () => {
     rmSync(userDir, { recursive: true, force: true });
   });
 
-  function tracker(extra: Partial<DeliveryTrackerOptions> = {}): DeliveryTracker {
+  const tracker = (extra: Partial<DeliveryTrackerOptions> = {}): DeliveryTracker => trackerWith(extra);
+
+  function trackerWith(extra: Partial<DeliveryTrackerOptions> = {}): DeliveryTracker {
     const t = new DeliveryTracker({
       userDir,
       id: 'cfg',
@@ -228,6 +230,91 @@ describe('delivery tracker (shared QueryReceivedDLR poll)', () => {
       await t.tick();
       assert.deepEqual(unknown, []);
       assert.deepEqual([got[0]!.outcome, got[0]!.unknown, got[0]!.missing], ['timeout', 0, 1]);
+    });
+  });
+
+  describe('a report read before its job is tracked (issue 23 §1)', () => {
+    // An emulator of each test's own: no reports of other tests in the lookback.
+    let own: RunningEmulator;
+    let ownClient: GatewayClient;
+    beforeEach(async () => {
+      own = await startEmulator({ port: 0 });
+      own.control.setBalance('demo', 1_000_000);
+      ownClient = new GatewayClient({ baseUrl: own.url, user: 'demo', password: 'demo-password' });
+    });
+    afterEach(async () => {
+      await ownClient.close();
+      await own.close();
+    });
+    const tracker = (): DeliveryTracker =>
+      trackerWith({
+        query: (start, limit, signal) =>
+          ownClient.information.queryReceivedDlr({ StartDate: start, Limit: limit }, { signal }),
+      });
+    const send = async (recipients: string[]): Promise<number> => {
+      const r = await ownClient.send.sendSms({
+        Caption: 'late',
+        Sender: '',
+        Recipient: recipients,
+        SMSText: 'x',
+        SmsTyp: 'Standard',
+        SendDate: null,
+      });
+      own.control.finishJobs();
+      return r.JobId;
+    };
+    /** A job tracked since before that never finishes: it keeps the tracker polling. */
+    const busy = (t: DeliveryTracker): void =>
+      t.track({ jobId: 999_999_999, owner: 'other', recipients: ['+4917099900050'], timeoutMs: 3_600_000 });
+
+    it('a send under way keeps the reports no tracked job took; its job, tracked late, gets them and is final', async () => {
+      const t = tracker();
+      const got = collect(t, 'n1');
+      busy(t);
+      // A send whose answer was lost: its job is found by its reference only after the tracker read its report.
+      const release = t.expect();
+      const job = await send(['+4917099900051']);
+      await t.tick();
+      assert.equal(t.unmatchedSize, 1, 'kept for the send under way');
+      t.track({ jobId: job, owner: 'n1', recipients: ['+4917099900051'], timeoutMs: 5_000 });
+      release();
+      assert.equal(t.unmatchedSize, 0, 'given to the job');
+      await t.tick();
+      clock += 5_001;
+      await t.tick();
+      assert.deepEqual(
+        got.map((o) => [o.JobId, o.outcome, o.delivered]),
+        [[job, 'final', 1]],
+      );
+      assert.equal(got[0]!.reports.length, 1, 'each report once');
+    });
+
+    it('keeps nothing while no send is under way, and drops what it kept once the sends are done', async () => {
+      const t = tracker();
+      busy(t);
+      await send(['+4917099900052']);
+      await t.tick();
+      assert.equal(t.unmatchedSize, 0, 'no send under way: a report of no tracked job is not kept');
+      const release = t.expect();
+      await send(['+4917099900053']);
+      await t.tick();
+      assert.equal(t.unmatchedSize, 1);
+      release(); // the send failed: nobody will track its job
+      assert.equal(t.unmatchedSize, 0);
+    });
+
+    it('reports read before a send began are not kept for it', async () => {
+      const t = tracker();
+      busy(t);
+      const first = t.expect();
+      await send(['+4917099900054']);
+      await t.tick();
+      assert.equal(t.unmatchedSize, 1);
+      await new Promise((r) => setTimeout(r, 5));
+      const second = t.expect();
+      first();
+      assert.equal(t.unmatchedSize, 0, 'read before the send still under way began');
+      second();
     });
   });
 

@@ -205,6 +205,44 @@ describe('nodes: smsgw-send-sms delivery tracking (outputs 2 and 3)', () => {
     assert.equal(cfg.getDeliveryTracker().size, 0);
   });
 
+  it('a send whose answer was lost is found by its reference and tracked late: final, not a false timeout (issue 23 §1)', async function () {
+    this.timeout(30_000);
+    await loadFlow(
+      flow([
+        // Keeps the shared poll running (due in an hour): the tracker reads the other jobs' reports early.
+        sender('s0', { trackTimeout: 60, wires: [['out'], [], []] }),
+        sender('s1', { trackTimeout: 0.15 }), // 9 s
+      ]),
+    );
+    const sent = collect('out');
+    send('s0', { payload: 'busy', recipient: '+4917012399081', sendDate: new Date(Date.now() + 3_600_000) });
+    await waitFor(() => sent.messages.length === 1);
+    // The gateway makes the jobs but the answers are lost, and the first lookups get 503.
+    env.emu.faults.add({ kind: 'commitThenDrop', operation: 'SendSMS', count: 3 });
+    env.emu.faults.add({ kind: 'http503', operation: 'QueryJobInfoByJobCaption', count: 3 });
+    const finals = collect('out2');
+    const timeouts = collect('out3');
+    for (let i = 0; i < 3; i++) send('s1', { payload: `lost answer ${i}`, recipient: `+491701239909${i}` });
+    await waitFor(() => sent.messages.length === 4, 20_000);
+    const jobs = sent.messages.slice(1).map((m) => m.payload as { JobId: number; recovered: boolean });
+    assert.deepEqual(
+      jobs.map((j) => j.recovered),
+      [true, true, true],
+      'found by their reference',
+    );
+    await waitFor(() => finals.messages.length + timeouts.messages.length >= 3, 15_000);
+    assert.deepEqual(
+      timeouts.messages.map((m) => m.topic),
+      [],
+      'no false timeout',
+    );
+    assert.deepEqual(
+      finals.messages.map((m) => (m.payload as Outcome).JobId).sort(),
+      jobs.map((j) => j.JobId).sort(),
+    );
+    sent.stop();
+  });
+
   describe('report states the lists do not know (the spec shows none)', () => {
     let odd: RunningEmulator<RespelledReports>;
     before(async () => {

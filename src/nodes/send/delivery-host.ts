@@ -41,6 +41,7 @@ export function attachDeliveryTracker(RED: NodeAPI, node: SmsgwConfigNode): void
       statuses: ReportStatuses.from(settings.smsgwDeliveryFinalStates, settings.smsgwDeliveryPendingStates),
       onUnknownStatus: (status, jobId) =>
         node.warn(RED._(sharedKey('errors.trackUnknownStatus'), { status, jobId: String(jobId) })),
+      onOverflow: (kept) => node.warn(RED._(sharedKey('errors.trackOverflow'), { kept })),
       onError: (err, failures) => {
         const text = err instanceof Error ? err.message : String(err);
         node.warn(RED._(sharedKey('errors.tracking'), { message: text, failures }));

@@ -4,8 +4,14 @@
  * distinct recipients have a final report as the job was sent to; a job without that by its deadline times out
  * with the reports seen so far. Which statuses are final is a guess (report-status.ts): a status in neither the
  * final nor the pending list never ends a job, is counted as `unknown` and reported once through
- * onUnknownStatus, so the job reaches its node at the latest by its deadline. Tracked jobs, their reports, the cursor and finished jobs not yet handed to
- * their node live in a state file (atomic rename), so a restart or redeploy resumes tracking.
+ * onUnknownStatus, so the job reaches its node at the latest by its deadline. Tracked jobs, their reports, the
+ * cursor and finished jobs not yet handed to their node live in a state file (atomic rename), so a restart or
+ * redeploy resumes tracking.
+ *
+ * A report can be read before its job is tracked: the job of a send whose answer was lost is found by its
+ * reference seconds or minutes later (issue 23 §1), and any send's report may come before its answer. While a
+ * send that will be tracked is under way (`expect()`), reports of no tracked job are kept (in memory, bounded)
+ * and given to the job when it is tracked; once no such send is under way they are dropped.
  * Nothing here imports Node-RED: the config node owns one tracker, send nodes subscribe by their node id.
  */
 import type { SMSReport } from '../../client/types.generated';
@@ -33,6 +39,8 @@ export interface DeliveryTrackerOptions {
   onError?: (err: unknown, failures: number) => void;
   /** The state file could not be read whole: copied aside, what could be read of it is used (node.error). */
   onDamaged?: (damage: StateDamage) => void;
+  /** Reports kept for jobs not tracked yet passed MAX_UNMATCHED: the oldest were dropped (called once). */
+  onOverflow?: (kept: number) => void;
   now?: () => number;
 }
 
@@ -85,6 +93,11 @@ export interface TrackerState {
 }
 
 const MAX_BACKOFF_MS = 600_000;
+/**
+ * Reports of jobs not tracked (yet) kept while sends are under way. A day of a busy account's reports stays below
+ * it; beyond it the oldest go (a job recovered after that may time out) and onOverflow says so.
+ */
+export const MAX_UNMATCHED = 20_000;
 /** Finished jobs whose node never came back (deleted while Node-RED was down) are dropped after this. */
 const ORPHAN_MS = 7 * 86_400_000;
 const DATE_FIELDS = ['Date', 'DoneDate', 'CreateDate'] as const;
@@ -107,6 +120,13 @@ export class DeliveryTracker {
   private closed = false;
   private readonly unknownSeen = new Set<string>();
   private readonly now: () => number;
+  /** Sends under way whose job may be tracked: id -> when it started (this process's clock). */
+  private readonly expected = new Map<number, number>();
+  private expectSeq = 0;
+  /** Reports read while sends were under way that no tracked job took, by JobId, with when they were read. */
+  private readonly unmatched = new Map<string, { readAt: number; reports: SMSReport[] }>();
+  private unmatchedCount = 0;
+  private overflowed = false;
 
   constructor(private readonly opts: DeliveryTrackerOptions) {
     this.now = opts.now ?? Date.now;
@@ -135,22 +155,55 @@ export class DeliveryTracker {
     return this.timer !== undefined || this.running !== undefined;
   }
 
+  /**
+   * A send that may be tracked is under way: until the returned function is called (after track(), or when the
+   * send failed), reports of jobs not tracked yet are kept for it. Its job may be found only later by its
+   * reference, after the tracker read its reports for other jobs.
+   */
+  expect(): () => void {
+    const id = ++this.expectSeq;
+    this.expected.set(id, Date.now());
+    return () => {
+      if (!this.expected.delete(id)) return;
+      this.pruneUnmatched();
+    };
+  }
+
+  /** Reports kept for jobs not tracked yet (tests). */
+  get unmatchedSize(): number {
+    return this.unmatchedCount;
+  }
+
   track(req: TrackRequest): void {
     if (this.closed) return;
     const key = String(req.jobId);
     if (this.state.jobs.some((j) => String(j.jobId) === key)) return;
     const now = this.now();
-    this.state.jobs.push({
+    const job: JobState = {
       jobId: req.jobId,
       owner: req.owner,
       recipients: [...req.recipients],
       trackedAt: now,
       deadline: now + Math.max(0, req.timeoutMs),
       reports: [],
-    });
+    };
+    this.state.jobs.push(job);
     if (req.context !== undefined) this.contexts.set(key, req.context);
+    // Its reports may have been read already, while its send was under way.
+    const early = this.unmatched.get(key);
+    if (early) {
+      this.unmatched.delete(key);
+      this.unmatchedCount -= early.reports.length;
+      for (const r of early.reports) this.addReport(job, r);
+      if (this.isFinal(job)) job.done = 'final';
+    }
     void this.store.save(this.state).catch((err: unknown) => this.opts.onError?.(err, 0));
-    if (!this.timer && !this.running) this.schedule(this.opts.intervalMs);
+    if (job.done) {
+      // Hand it on now rather than an interval later.
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      if (!this.running) this.timer = setTimeout(() => void this.run(), 0);
+    } else if (!this.timer && !this.running) this.schedule(this.opts.intervalMs);
   }
 
   /**
@@ -248,18 +301,61 @@ export class DeliveryTracker {
       // Looked up per page, after its request: a job tracked while the request ran must get its reports.
       onPage: (fresh) => {
         const open = this.openJobs();
+        const readAt = Date.now();
         for (const r of fresh) {
           const job = open.get(String(r.JobId));
-          if (!job) continue;
-          job.reports.push(r);
-          this.noteUnknown(r, job);
+          if (job) this.addReport(job, r);
+          else if (this.expected.size > 0) this.keepUnmatched(r, readAt);
         }
       },
     });
+    this.pruneUnmatched();
     if (!next) return;
     for (const j of this.openJobs().values()) if (this.isFinal(j)) j.done = 'final';
     this.state.cursor = next.cursor;
     this.state.seen = next.seen;
+  }
+
+  /** A report for a job, once per report Id (a cursor reset when idle may read one again). */
+  private addReport(job: JobState, r: SMSReport): void {
+    if (Number.isInteger(r.Id) && job.reports.some((x) => x.Id === r.Id)) return;
+    job.reports.push(r);
+    this.noteUnknown(r, job);
+  }
+
+  private keepUnmatched(r: SMSReport, readAt: number): void {
+    const key = String(r.JobId);
+    let entry = this.unmatched.get(key);
+    if (!entry) this.unmatched.set(key, (entry = { readAt, reports: [] }));
+    if (Number.isInteger(r.Id) && entry.reports.some((x) => x.Id === r.Id)) return;
+    entry.reports.push(r);
+    this.unmatchedCount += 1;
+    while (this.unmatchedCount > MAX_UNMATCHED) {
+      const [oldest, dropped] = this.unmatched.entries().next().value as [string, { reports: SMSReport[] }];
+      this.unmatched.delete(oldest);
+      this.unmatchedCount -= dropped.reports.length;
+      if (!this.overflowed) {
+        this.overflowed = true;
+        this.opts.onOverflow?.(MAX_UNMATCHED);
+      }
+    }
+  }
+
+  /** Drops what no send under way can claim: reports read before the oldest of them started, or all of them. */
+  private pruneUnmatched(): void {
+    if (this.expected.size === 0) {
+      this.unmatched.clear();
+      this.unmatchedCount = 0;
+      return;
+    }
+    // Kept in the order the sends began: the first is the oldest.
+    const oldest = this.expected.values().next().value as number;
+    for (const [key, entry] of this.unmatched) {
+      // Kept in the order read: the first one read after the oldest send began ends the pruning.
+      if (entry.readAt >= oldest) break;
+      this.unmatched.delete(key);
+      this.unmatchedCount -= entry.reports.length;
+    }
   }
 
   private openJobs(): Map<string, JobState> {

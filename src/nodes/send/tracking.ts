@@ -21,6 +21,12 @@ export const DEFAULT_TRACK_TIMEOUT_MIN = 1440;
 export interface Tracking {
   /** The node's *Wait for reports*, in ms. */
   readonly timeoutMs: number;
+  /**
+   * Call before the send: reports read while it is under way are kept for its job (found by its reference
+   * after a lost answer, it is tracked late). Call the returned function once track() was called or the send
+   * failed.
+   */
+  expect(): () => void;
   /** Tracks the job the msg created; `timeoutMs` (msg.trackTimeout) replaces the node's wait for this job. */
   track(
     msg: NodeMessageInFlow,
@@ -89,6 +95,7 @@ export function setupTracking(
 
   return {
     timeoutMs,
+    expect: () => tracker.expect(),
     track(msg, outcome, recipients, jobTimeoutMs = timeoutMs): void {
       const jobs = outcome.results ?? [{ JobId: outcome.JobId }];
       if (jobs.length !== 1 || outcome.JobId === undefined || outcome.JobId === '' || outcome.JobId === 0) {
