@@ -43,6 +43,7 @@ function legacy(
   kind: LegacyResultKind,
   doc: string,
   node?: MenuNode,
+  extra: Partial<OperationDef> = {},
 ): OperationDef {
   return {
     service: 'legacy',
@@ -53,6 +54,7 @@ function legacy(
     sends: kind === 'send',
     doc,
     ...(node ? { node } : {}),
+    ...extra,
   };
 }
 
@@ -88,6 +90,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth, p('Limit', t.int, { optional: true, doc: '0 = all' })],
     'SOAPResponseOfHLRJobList',
     'HLR results not yet collected.',
+    { collects: true },
   ),
   typed(
     'information',
@@ -127,6 +130,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth],
     'SOAPResponseOfListOfdbReceivedSMS',
     'Received messages not yet collected.',
+    { collects: true },
   ),
   typed(
     'information',
@@ -385,7 +389,9 @@ export const OPERATIONS: readonly OperationDef[] = [
     'All messages since a point in time.',
     'smsgw-query-jobs',
   ),
-  legacy('GetNewRecivedSMS2', 'rpc', [...auth], 'newReceivedSms2', 'Messages not yet collected.'),
+  legacy('GetNewRecivedSMS2', 'rpc', [...auth], 'newReceivedSms2', 'Messages not yet collected.', undefined, {
+    collects: true,
+  }),
   legacy('QueryBalance2', 'rpc', [...auth], 'balance', 'Balance as a string.', 'smsgw-balance'),
   legacy(
     'GetJobs1',

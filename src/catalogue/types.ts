@@ -93,6 +93,12 @@ export interface OperationDef {
   readonly result: ResultDef;
   /** True for operations that create a job (never blindly retried). */
   readonly sends?: boolean;
+  /**
+   * True for reads that mark what they return as collected (QueryReceivedNewSMS, GetNewRecivedSMS2,
+   * QueryNewHLRJobs): repeated only after a failure that surely did not reach the gateway, since a repeat after a
+   * lost answer returns nothing of what it held; such a failure is marked ambiguous (the records may be lost).
+   */
+  readonly collects?: boolean;
   readonly statusCheck?: StatusCheck;
   readonly doc: string;
   /** The node whose *Operation* menu offers it (none: only the any-operation node and the client). */

@@ -147,12 +147,15 @@ function guarded(fn: () => Promise<unknown>): Promise<unknown> {
 }
 
 const retryable = (op: OperationDef): boolean => op.sends !== true && !op.name.startsWith('Create');
+/** Whether a request the gateway may have got changed something there: a failure is then ambiguous. */
+const acts = (op: OperationDef): boolean => op.sends === true || op.collects === true;
 
 /** Who an error is about: the operation, its service (if known) and whether it may create something. */
 interface ErrorScope {
   service: ServiceName | undefined;
   name: string;
   sends?: boolean | undefined;
+  collects?: boolean | undefined;
 }
 
 /** The limits of one call: the caller's signal and the moment its time is up. */
@@ -464,7 +467,7 @@ export class GatewayClient {
     const errorScope: ErrorScope = {
       service,
       name: operation,
-      sends: where.op ? where.op.sends === true : true,
+      sends: where.op ? acts(where.op) : true,
     };
     const ms = options?.timeoutMs ?? this.timeoutMs;
     const scope: Scope = { signal: options?.signal, deadline: ms ? Date.now() + ms : undefined };
@@ -513,7 +516,9 @@ export class GatewayClient {
           bytesPerTurn: GENERIC_BYTES_PER_TURN,
           onHead: (head) => consumerFor(ctx, head),
         });
-      return await (where.op && retryable(where.op) ? this.withRetries(true, scope, send) : send());
+      return await (where.op && retryable(where.op)
+        ? this.withRetries(true, scope, send, where.op.collects === true)
+        : send());
     } catch (e) {
       throw this.sanitize(e, errorScope, clean);
     }
@@ -638,7 +643,10 @@ export class GatewayClient {
           onHead: (head) => consumerFor(ctx, head),
         });
       // Sends are never repeated here (safe-send decides): no retry loop around them.
-      const decoded = await (retryable(op) ? this.withRetries(true, scope, send) : send());
+      // A collecting read is repeated only when the failed attempt surely did not reach the gateway.
+      const decoded = await (retryable(op)
+        ? this.withRetries(true, scope, send, op.collects === true)
+        : send());
       const result = op.result.legacy ? this.parseLegacy(op, decoded, values, clean, warn) : decoded;
       return typed ? typedOutcome(op, result, clean, catalogue) : result;
     } catch (e) {
@@ -714,7 +722,7 @@ export class GatewayClient {
         service: op.service,
         operation: op.name,
         body: clean(raw.slice(0, 300)),
-        ambiguous: op.sends === true,
+        ambiguous: acts(op),
         cause: e,
       });
     }
@@ -739,14 +747,27 @@ export class GatewayClient {
     }
   }
 
-  /** Read-only calls are repeated after NETWORK errors; a send is never repeated blindly. */
-  private async withRetries<T>(retry: boolean, scope: Scope, attempt: () => Promise<T>): Promise<T> {
+  /**
+   * Read-only calls are repeated after NETWORK errors; a send is never repeated blindly, and a collecting read
+   * (`onlyUnsent`) only after an error that surely did not reach the gateway.
+   */
+  private async withRetries<T>(
+    retry: boolean,
+    scope: Scope,
+    attempt: () => Promise<T>,
+    onlyUnsent = false,
+  ): Promise<T> {
     for (let i = 0; ; i++) {
       try {
         return await attempt();
       } catch (e) {
         const again =
-          retry && i < this.retries && e instanceof GatewayError && e.code === 'NETWORK' && !over(scope);
+          retry &&
+          i < this.retries &&
+          e instanceof GatewayError &&
+          e.code === 'NETWORK' &&
+          !(onlyUnsent && e.ambiguous) &&
+          !over(scope);
         if (!again) throw e;
         await sleep(this.retryDelayMs * 2 ** i * (0.5 + Math.random() / 2), scope);
         if (over(scope)) throw e;
@@ -835,7 +856,7 @@ export class GatewayClient {
         : new GatewayError('NETWORK', e instanceof Error ? e.message : String(e), {
             service: op.service,
             operation: op.name,
-            ambiguous: op.sends === true,
+            ambiguous: op.sends === true || op.collects === true,
             cause: e,
           });
     // Errors of the namespace discovery name the WSDL as their operation: keep that in the message only.

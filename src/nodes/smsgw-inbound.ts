@@ -9,8 +9,9 @@ import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { attachConfig, requireConfig } from './config/config';
 import { setupPolling, type PollDef } from './polling/poll-node';
 import { claimQueue } from './polling/one-reader';
-import { SeenIds } from './polling/state-file';
-import { isDate, timeOf } from '../shape';
+import { inboundKey, inboundOperations, inboundQueue, type InboundRecord } from './polling/inbound-queue';
+import { readCollected, recoverySettings, type CollectedState } from './polling/collected';
+import { recoveryReporter } from './polling/recovery-log';
 
 interface InboundDef extends NodeDef, PollDef {
   gateway: string;
@@ -20,27 +21,13 @@ interface InboundDef extends NodeDef, PollDef {
   includeReports?: boolean | string;
 }
 
-interface InboundState {
-  seen: string[];
-}
+type InboundState = CollectedState;
 
-type Rec = Record<string, unknown>;
+type Rec = InboundRecord;
 
 const pick = (r: Rec, ...names: string[]): unknown => names.map((n) => r[n]).find((v) => v !== undefined);
 
-/** A stable identity: the record Id where the service gives one, else its content (older service). */
-export function inboundKey(r: Rec): string {
-  const id = r.Id ?? r.ID;
-  if (id !== undefined && id !== null && id !== '') return `id:${String(id)}`;
-  return `c:${JSON.stringify(
-    Object.keys(r)
-      .sort()
-      .map((k) => {
-        const v = r[k];
-        return [k, isDate(v) ? new Date(timeOf(v)).toISOString() : v];
-      }),
-  )}`;
-}
+export { inboundKey };
 
 /**
  * The record's Report flag for msg.report: the typed service's `Report` as sent, the older service's flag as
@@ -77,6 +64,9 @@ export default (RED: NodeAPI): void => {
     const dropping = reportDropping(def);
     let warnedDrop = false;
 
+    const recovery = recoverySettings(RED.settings);
+    const noteRecovery = recoveryReporter(RED, node);
+
     setupPolling<InboundState>(
       RED,
       node,
@@ -84,17 +74,17 @@ export default (RED: NodeAPI): void => {
       { seen: [] },
       async ({ signal, state, onWarning }) => {
         const cfg = requireConfig(config);
-        const client = cfg.getClient();
-        const records: Rec[] =
-          cfg.service === 'legacy'
-            ? ((await client.legacy.getNewRecivedSms2({}, { signal, onWarning })).records as Rec[])
-            : ((await client.information.queryReceivedNewSms({}, { signal, onWarning })) as unknown as Rec[]);
-        const seen = new SeenIds(state.seen);
+        const service = cfg.service === 'legacy' ? 'legacy' : 'gateway';
+        const queue = inboundQueue(cfg.getClient(), {
+          service,
+          caption: recovery.caption,
+          signal,
+          onWarning,
+        });
+        const read = await readCollected(queue, state, { ...recovery, now: Date.now });
+        noteRecovery(read, inboundOperations(service));
         const messages: NodeMessage[] = [];
-        for (const r of records) {
-          const key = inboundKey(r);
-          if (seen.has(key)) continue;
-          seen.add(key);
+        for (const r of read.records) {
           const report = reportOf(r);
           if (dropping.drop && flagged(report)) {
             if (dropping.carriedOver && !warnedDrop) {
@@ -114,7 +104,7 @@ export default (RED: NodeAPI): void => {
             sms: r,
           } as NodeMessage);
         }
-        return { messages, state: { seen: seen.toJSON() } };
+        return { messages, state: read.state, recovered: read.recovered, failure: read.failure };
       },
       { destructive: true },
     );

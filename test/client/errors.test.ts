@@ -186,6 +186,34 @@ describe('GatewayClient error mapping (stub server)', () => {
     assert.equal(await client.information.queryAccountBalance(), 12.5);
   });
 
+  for (const [name, call] of [
+    ['QueryReceivedNewSMS', (c: GatewayClient) => c.information.queryReceivedNewSms()],
+    ['QueryNewHLRJobs', (c: GatewayClient) => c.information.queryNewHlrJobs({ Limit: 0 })],
+    ['GetNewRecivedSMS2', (c: GatewayClient) => c.legacy.getNewRecivedSms2()],
+  ] as const) {
+    it(`never repeats a read that collects (${name}) after a reset: the lost answer is reported ambiguous`, async () => {
+      // A repeat would answer "nothing new": what the first attempt collected would be lost without a word.
+      stub.handler = (_r, res) => res.socket?.destroy();
+      const err = await rejection(call(client));
+      assert.equal(err.code, 'NETWORK');
+      assert.equal(err.ambiguous, true);
+      assert.equal(stub.requests().length, 1);
+    });
+  }
+
+  it('a read that collects whose connection was refused is not ambiguous (nothing was collected)', async () => {
+    const url = stub.url;
+    await stub.stop();
+    const c = make({ baseUrl: url });
+    try {
+      const err = await rejection(c.information.queryReceivedNewSms());
+      assert.equal(err.code, 'NETWORK');
+      assert.equal(err.ambiguous, false, 'connection refused');
+    } finally {
+      await c.close();
+    }
+  });
+
   it('reports a refused connection as NETWORK, not ambiguous', async () => {
     const url = stub.url;
     await stub.stop();

@@ -374,6 +374,91 @@ describe('nodes: polling triggers', () => {
     });
   });
 
+  describe('a collecting read whose answer was lost (issue 23 §3)', () => {
+    // A gateway and a state of each test's own: a recovery reads every message of the last minutes, and takes
+    // those another test's node collected for lost ones (it assumes one reader per account).
+    let own: RunningEmulator;
+    let outer: RunningEmulator;
+    beforeEach(async () => {
+      own = await startEmulator({ port: 0 });
+      own.control.setBalance('demo', 1_000_000);
+      outer = env.emu;
+      env.emu = own;
+      for (const type of ['smsgw-inbound', 'smsgw-hlr-results'])
+        rmSync(path.join(env.userDir, 'smsgw-state', `${type}.p1.json`), { force: true });
+    });
+    afterEach(async () => {
+      await helper.unload();
+      env.emu = outer;
+      await own.close();
+    });
+    const logs = (): string[] => {
+      const node = helper.getNode('p1') as unknown as { log: { args: unknown[][]; thisValues: unknown[] } };
+      return node.log.args.filter((_a, i) => node.log.thisValues[i] === node).map((a) => String(a[0]));
+    };
+
+    it('inbound: read again at once without collecting; the messages come once, the status and log say so', async () => {
+      await loadFlow(flowWith(env.emu.url, [poller('smsgw-inbound')]));
+      env.emu.control.injectInbound({ from: '+4917012366001', text: 'before' });
+      assert.deepEqual(
+        (await pollOnce()).map((m) => m.payload),
+        ['before'],
+      );
+      env.emu.control.injectInbound({ from: '+4917012366002', text: 'lost 1' });
+      env.emu.control.injectInbound({ from: '+4917012366003', text: 'lost 2' });
+      // The gateway collects them, then the connection drops before the answer.
+      env.emu.faults.add({ kind: 'commitThenDrop', operation: 'QueryReceivedNewSMS' });
+      const caught = collect('caught');
+      assert.deepEqual(
+        (await pollOnce()).map((m) => m.payload),
+        ['lost 1', 'lost 2'],
+      );
+      caught.stop();
+      assert.equal(caught.messages.length, 0, 'recovered: nothing for the Catch node');
+      assert.ok(statuses('p1').some((s) => /receivedRecovered/.test(String(s.text))));
+      assert.equal(logs().filter((l) => /log\.recovered/.test(l)).length, 1);
+      assert.deepEqual(await pollOnce(), [], 'not again');
+    });
+
+    it('a recovery read that fails: warned once, made at the next polls until it works', async () => {
+      await loadFlow(flowWith(env.emu.url, [poller('smsgw-inbound')]));
+      await pollOnce();
+      env.emu.control.injectInbound({ from: '+4917012366011', text: 'lost, found later' });
+      env.emu.faults.add({ kind: 'truncate', operation: 'QueryReceivedNewSMS' });
+      env.emu.faults.add({ kind: 'http503', operation: 'QueryReceivedSMSByJobCaption', count: 2 });
+      assert.deepEqual(await pollOnce(), []);
+      env.emu.control.injectInbound({ from: '+4917012366012', text: 'new meanwhile' });
+      assert.deepEqual(
+        (await pollOnce()).map((m) => m.payload),
+        ['new meanwhile'],
+        'the queue is read all the same',
+      );
+      assert.deepEqual(
+        (await pollOnce()).map((m) => m.payload),
+        ['lost, found later'],
+      );
+      assert.equal(warnings('p1').filter((w) => /recoveryFailed/.test(w)).length, 1);
+      assert.deepEqual(await pollOnce(), []);
+    });
+
+    it('HLR results: the HLR jobs since shortly before are asked for their results, each result once', async () => {
+      const client = new GatewayClient({ baseUrl: env.emu.url, user: 'demo', password: 'demo-password' });
+      await loadFlow(flowWith(env.emu.url, [poller('smsgw-hlr-results')]));
+      await client.send.sendHlr({ Caption: 'hlr', Recipient: '+4917055566001' });
+      env.emu.control.finishJobs();
+      assert.deepEqual(
+        (await pollOnce()).map((m) => m.topic),
+        ['+4917055566001'],
+      );
+      await client.send.sendHlr({ Caption: 'hlr', Recipient: '+4917055566002,+4917055566003' });
+      await client.close();
+      env.emu.control.finishJobs();
+      env.emu.faults.add({ kind: 'commitThenDrop', operation: 'QueryNewHLRJobs' });
+      assert.deepEqual((await pollOnce()).map((m) => m.topic).sort(), ['+4917055566002', '+4917055566003']);
+      assert.deepEqual(await pollOnce(), []);
+    });
+  });
+
   describe('failures', () => {
     let hanging: Server;
     let hangingUrl: string;

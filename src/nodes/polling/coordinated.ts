@@ -23,7 +23,7 @@ import type { PendingEntry, RedisPollState } from '../../coordination/poll-state
 import type { CoordinationHost } from '../config/coordination-host';
 import { idle, sharedKey } from '../common/status';
 import type { PollContext, PollResult } from './pending';
-import { decodePending, encodePending } from './pending';
+import { decodePending, encodePending, receivedStatus } from './pending';
 
 /** Resolves after Node-RED delivered what node.send() queued before (delivery runs on setImmediate). */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -190,13 +190,9 @@ export function coordinatedPolling<S extends object>(
     if (!(await handOn(hold, entries, signal))) return showWaiting();
     // Records the node cannot track: reported once, by the holder that read them (they are in the state as seen).
     for (const u of result.unusable ?? []) node.error(u.error, u.msg);
-    const time = new Date().toLocaleTimeString();
-    const count = carried.length + result.messages.length;
-    node.status(
-      count > 0
-        ? { fill: 'green', shape: 'dot', text: RED._(sharedKey('status.received'), { count, time }) }
-        : idle(RED._(sharedKey('status.nothing'), { time })),
-    );
+    // A read that failed after something worth keeping (a recovery, the note to recover): kept, then failed.
+    if (result.failure !== undefined) throw result.failure;
+    node.status(receivedStatus(RED, carried.length + result.messages.length, result.recovered ?? 0));
   };
 
   const acquired: (() => void)[] = [];

@@ -2,7 +2,8 @@
  * What a poll hands over and how records fetched but not yet emitted are persisted. Shared by the poll node
  * (poll-node.ts) and coordinated polling (coordinated.ts), which import it and not each other.
  */
-import type { NodeMessage, NodeMessageInFlow } from 'node-red';
+import type { NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
+import { idle, sharedKey } from '../common/status';
 import type { GatewayWarning } from '../../client';
 import type { Unusable } from './odd-records';
 import { isDate, timeOf } from '../../shape';
@@ -23,6 +24,13 @@ export interface PollResult<S> {
   state: S;
   /** Records the node cannot track: each goes to node.error with its msg (a Catch node gets it), once. */
   unusable?: Unusable[];
+  /** Of `messages`, how many a recovery read found after a lost answer (shown in the status). */
+  recovered?: number;
+  /**
+   * The poll failed after reading something worth keeping (a recovery, the note to recover at the next poll):
+   * the messages are handed on and the state saved as usual, then the poll counts as failed with this error.
+   */
+  failure?: unknown;
 }
 
 /** JSON with Dates kept as { $date } so records read back after a restart look as they did. */
@@ -48,4 +56,12 @@ export function decodePending(pending: unknown[]): NodeMessage[] {
     }
     return value;
   }) as NodeMessage[];
+}
+
+/** The status after a poll: how many came (and how many of them a recovery read found), or nothing new. */
+export function receivedStatus(RED: NodeAPI, count: number, recovered: number): NodeStatus {
+  const time = new Date().toLocaleTimeString();
+  if (count === 0) return idle(RED._(sharedKey('status.nothing'), { time }));
+  const key = recovered > 0 ? 'status.receivedRecovered' : 'status.received';
+  return { fill: 'green', shape: 'dot', text: RED._(sharedKey(key), { count, recovered, time }) };
 }

@@ -8,7 +8,7 @@ import { failed, idle, sharedKey } from '../common/status';
 import { warnOnce } from './odd-records';
 import { CoordinationUnavailable, coordinatedPolling } from './coordinated';
 import { emitInBatches } from './emit';
-import { decodePending, encodePending } from './pending';
+import { decodePending, encodePending, receivedStatus } from './pending';
 import type { PollContext, PollResult } from './pending';
 
 export type { PollContext, PollResult } from './pending';
@@ -117,8 +117,9 @@ export function setupPolling<S extends object>(
     } finally {
       read.dispose();
     }
-    if (options.destructive && result.messages.length > 0) {
-      // Collected on the server now: keep them until they have been handed to the flow.
+    if (options.destructive && (result.messages.length > 0 || result.failure !== undefined)) {
+      // Collected on the server now: keep them until they have been handed to the flow (and a failed read's
+      // note to recover, also when the flow is stopping).
       state = result.state;
       pending = result.messages;
       await store.save({ ...result.state, pending: encodePending(result.messages) }).catch((err: unknown) => {
@@ -141,16 +142,9 @@ export function setupPolling<S extends object>(
     for (const u of result.unusable ?? []) node.error(u.error, u.msg);
     state = result.state;
     await store.save(state as Persisted<S>);
+    if (result.failure !== undefined) throw result.failure;
     host?.report(undefined);
-    const time = new Date().toLocaleTimeString();
-    lastOwnStatus =
-      result.messages.length > 0
-        ? {
-            fill: 'green',
-            shape: 'dot',
-            text: RED._(sharedKey('status.received'), { count: result.messages.length, time }),
-          }
-        : idle(RED._(sharedKey('status.nothing'), { time }));
+    lastOwnStatus = receivedStatus(RED, result.messages.length, result.recovered ?? 0);
     node.status(lastOwnStatus);
   };
 
