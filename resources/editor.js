@@ -378,41 +378,9 @@ window.smsgwEditor = window.smsgwEditor || (function () {
             $('<option>').val(node.store).text(node.store).appendTo(storeSelect);
         }
         storeSelect.val(node.store || '');
-        sharedQueueWarning(node);
         $('#smsgw-poll-on-input').prop('checked', Number(node.inputs) === 1).on('change', function () {
             $('#smsgw-poll-interval-row').toggle(!$(this).is(':checked'));
         }).trigger('change');
-    }
-
-    // Triggers reading a queue the service hands out once (issue 14 §5): two on one gateway split it.
-    var QUEUES = {
-        'smsgw-inbound': SHARED + 'warn.sharedQueue.inbound',
-        'smsgw-hlr-results': SHARED + 'warn.sharedQueue.hlr'
-    };
-
-    /** Under the gateway field: a warning while another trigger of the same queue uses the selected gateway. */
-    function sharedQueueWarning(node) {
-        var queue = QUEUES[node.type];
-        if (!queue) { return; }
-        var select = $('#node-input-gateway');
-        var tip = $('<div class="form-tips smsgw-shared-queue" style="display:none; margin-top:4px"></div>')
-            .insertAfter(select.closest('.form-row'));
-        function check() {
-            var gateway = select.val();
-            var others = [];
-            RED.nodes.eachNode(function (n) {
-                if (n.type === node.type && n.id !== node.id && n.gateway && n.gateway === gateway && !n.d) {
-                    others.push(n.name || n.id);
-                }
-            });
-            tip.empty().toggle(others.length > 0);
-            if (others.length > 0) {
-                tip.append('<i class="fa fa-exclamation-triangle"></i> ')
-                    .append(document.createTextNode(RED._(queue, { others: others.join(', ') })));
-            }
-        }
-        select.on('change', check);
-        check();
     }
 
     function pollerSave(node) {

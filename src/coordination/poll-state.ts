@@ -73,6 +73,17 @@ export class RedisPollState<S> {
     return { state, pending };
   }
 
+  /** The saved state alone (undefined when none). */
+  async loadState(): Promise<S | undefined> {
+    const raw = await this.link.command(['GET', this.stateKey]);
+    return typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as S) : undefined;
+  }
+
+  /** Records pending. */
+  async size(): Promise<number> {
+    return Number(await this.link.command(['HLEN', this.pendingKey]));
+  }
+
   /** Keys that sort in read order across instances and polls (time, then a per-instance tag and counter). */
   nextKeys(n: number): string[] {
     const t = Date.now().toString(36).padStart(10, '0');
@@ -117,4 +128,98 @@ function pairs(hash: unknown): [string, string][] {
   if (hash && typeof hash === 'object')
     return Object.entries(hash as Record<string, unknown>).map(([k, v]) => [k, String(v)]);
   return [];
+}
+
+/**
+ * Stage a poll of a config's one reader of a queue (issue 20 §1): the reader's state and, for each listener, its
+ * state and the records read for it, in one step, if the token still holds the lease (a destructive read keeps its
+ * records even without it, as STAGE does).
+ * KEYS: 1 lease, 2 reader state, 3 batch marker, then per listener its state and its pending hash.
+ * ARGV: 1 token, 2 reader state JSON, 3 destructive ('1'), 4 use the marker ('1'), 5 listeners, then per listener
+ * its state JSON, the number of records and that many key/value pairs.
+ */
+export const STAGE_QUEUE = new Script(`
+local held = redis.call('GET', KEYS[1]) == ARGV[1]
+if not held and ARGV[3] ~= '1' then return 0 end
+if ARGV[4] == '1' and not redis.call('SET', KEYS[3], '1', 'NX', 'EX', 86400) then return held and 1 or -1 end
+if held then redis.call('SET', KEYS[2], ARGV[2]) end
+local a = 6
+for i = 1, tonumber(ARGV[5]) do
+  if held then redis.call('SET', KEYS[2 + 2 * i], ARGV[a]) end
+  local m = tonumber(ARGV[a + 1])
+  a = a + 2
+  for j = 1, m do
+    redis.call('HSET', KEYS[3 + 2 * i], ARGV[a], ARGV[a + 1])
+    a = a + 2
+  end
+end
+if held then return 1 end
+return -1`);
+
+/** What one listener gets staged: its new state and the records read for it. */
+export interface ListenerStage<L> {
+  pending: RedisPollState<L>;
+  state: L;
+  entries: PendingEntry[];
+}
+
+/**
+ * The shared state of a config's one reader of a queue the gateway empties, and of its listeners:
+ *
+ *   <prefix><config id>:<type>:state                  STRING  JSON of the reader's state
+ *   <prefix><config id>:<type>:<listener id>:state    STRING  JSON of the listener's state (the keys it was given)
+ *   <prefix><config id>:<type>:<listener id>:pending  HASH    key → encoded record not yet handed to it
+ *   <prefix><config id>:<type>:staged:<key>           STRING  a destructive read's batch was staged (a day)
+ *
+ * A listener's keys are those a trigger of earlier versions used for itself, so what it left is handed on.
+ */
+export class RedisQueueState<S, L> {
+  readonly stateKey: string;
+
+  constructor(
+    private readonly link: RedisLink,
+    private readonly leaseKey: string,
+    private readonly base: string,
+  ) {
+    this.stateKey = `${base}:state`;
+  }
+
+  /** Marks a destructive read's batch as staged (a day): `<base>:staged:<first key>`. */
+  markerKey(first: string): string {
+    return `${this.base}:staged:${first}`;
+  }
+
+  /** The pending hash and state of one listener (load, done, forget, nextKeys as for a trigger). */
+  listener(id: string): RedisPollState<L> {
+    return new RedisPollState<L>(this.link, this.leaseKey, `${this.base}:${id}`);
+  }
+
+  async load(): Promise<S | undefined> {
+    const raw = await this.link.command(['GET', this.stateKey]);
+    return typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as S) : undefined;
+  }
+
+  async stage(
+    hold: Hold,
+    state: S,
+    listeners: ListenerStage<L>[],
+    destructive: boolean,
+    marker: string | undefined,
+  ): Promise<StageOutcome> {
+    const keys = [this.leaseKey, this.stateKey, marker ? this.markerKey(marker) : this.stateKey];
+    const args: string[] = [
+      hold.token,
+      JSON.stringify(state),
+      destructive ? '1' : '0',
+      destructive && marker ? '1' : '0',
+      String(listeners.length),
+    ];
+    for (const l of listeners) {
+      keys.push(l.pending.stateKey, l.pending.pendingKey);
+      args.push(JSON.stringify(l.state), String(l.entries.length));
+      for (const e of l.entries) args.push(e.key, JSON.stringify(e.value));
+    }
+    const r = Number(await this.link.run(STAGE_QUEUE, keys, args));
+    return r === 1 ? 'staged' : r === -1 ? 'handed-over' : 'lost';
+  }
 }

@@ -8,6 +8,7 @@ import { preloadClient } from '../client/preload';
 import { registerAdminRoutes } from './admin/admin';
 import { clientOptions } from './config/client-options';
 import { attachDeliveryTracker } from './send/delivery-host';
+import { attachQueueReaders, type ReaderOwner } from './polling/reader-host';
 import { ReliabilityHost } from './config/reliability-host';
 import { CoordinationHost, coordinationOf } from './config/coordination-host';
 import { GatewayError, isGatewayError } from '../errors';
@@ -19,7 +20,7 @@ import { nameUnnamed } from './config/config';
 /** How long a stopping flow waits for the gateway's requests in flight. */
 const CLOSE_WAIT_MS = 5000;
 
-interface ConfigInternals extends SmsgwConfigNode {
+interface ConfigInternals extends SmsgwConfigNode, ReaderOwner {
   service: ServiceKind;
   accountError: GatewayError | undefined;
   destination: Destination;
@@ -85,6 +86,8 @@ export default (RED: NodeAPI): void => {
     }
     // The one delivery-report poll shared by this config's tracking send nodes.
     attachDeliveryTracker(RED, node);
+    // The one reader of new inbound messages (and of new HLR results) shared by the triggers listening to it.
+    attachQueueReaders(RED, node);
 
     node.on('close', (removed: boolean, done: () => void) => {
       // The outbox first (a send from it may be under way), then the client; within Node-RED's 15 s.
@@ -94,8 +97,11 @@ export default (RED: NodeAPI): void => {
       });
       const coordination = node.coordination;
       node.coordination = undefined;
-      // The Redis connection closes after the outbox (it releases its lease in Redis through it).
-      const reliability = node.reliability.close(removed);
+      // The readers first: a read that collects gets its grace and its records are written down (the client and
+      // Redis are still there for it). The Redis connection closes after the outbox (it releases its lease in
+      // Redis through it).
+      const readers = node.closeReaders();
+      const reliability = readers.then(() => node.reliability.close(removed));
       void Promise.race([Promise.all([reliability, coordination?.close(reliability)]), waited])
         .catch((err: unknown) => node.warn(err instanceof Error ? err.message : String(err)))
         .then(() => {

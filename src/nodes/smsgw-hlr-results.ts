@@ -1,19 +1,17 @@
 /**
  * smsgw-hlr-results: new HLR results (QueryNewHLRJobs), one msg each: msg.payload = the dbHLRJob record,
- * msg.topic = the number. Polls on an interval, or on each input. After an answer that may have been lost, the
- * results of the HLR jobs since shortly before the newest result are read again (polling/hlr-queue.ts).
+ * msg.topic = the number. A listener of its config node's one reader of new HLR results (polling/queue-reader.ts):
+ * two triggers on one gateway both get every result. After an answer that may have been lost, the results of the
+ * HLR jobs since shortly before the newest result are read again (polling/hlr-queue.ts).
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { attachConfig, requireConfig } from './config/config';
-import { setupPolling, type PollDef } from './polling/poll-node';
-import { claimQueue } from './polling/one-reader';
+import type { dbHLRJob } from '../client/types.generated';
+import { attachConfig } from './config/config';
+import type { PollDef } from './polling/poll-node';
 import { toInt } from './common/props';
-import { readCollected, recoverySettings, type CollectedState } from './polling/collected';
-import { hlrQueue, MAX_RECOVERY_JOBS } from './polling/hlr-queue';
-import { recoveryReporter } from './polling/recovery-log';
-
-const HLR_OPERATIONS = { collect: 'QueryNewHLRJobs', recover: 'QueryJobs + QueryHLRJobsByJobID' };
-import { unusable, type Unusable } from './polling/odd-records';
+import { listenTo } from './polling/listen';
+import { unusable } from './polling/odd-records';
+import { HLR_RESULTS } from './polling/queue-kinds';
 
 interface HlrResultsDef extends NodeDef, PollDef {
   gateway: string;
@@ -29,50 +27,19 @@ export default (RED: NodeAPI): void => {
 
   function start(node: Node, def: HlrResultsDef): void {
     const config = attachConfig(RED, node, def.gateway);
-    claimQueue(RED, node, def.gateway, 'hlr');
     const limit = toInt(def.limit, 'limit') ?? 0;
 
-    const recovery = recoverySettings(RED.settings);
-    const noteRecovery = recoveryReporter(RED, node);
-    let warnedMany = false;
-
-    setupPolling<CollectedState>(
-      RED,
-      node,
-      def,
-      { seen: [] },
-      async ({ signal, state, onWarning }) => {
-        const client = requireConfig(config).getClient();
-        const queue = hlrQueue(client, {
-          limit,
-          signal,
-          onWarning,
-          onTooMany: (found) => {
-            if (warnedMany) return;
-            warnedMany = true;
-            node.warn(RED._('smsgw-hlr-results.errors.recoveryJobs', { found, max: MAX_RECOVERY_JOBS }));
-          },
-        });
-        const read = await readCollected(queue, state, { ...recovery, now: Date.now });
-        noteRecovery(read, HLR_OPERATIONS);
-        const messages: NodeMessage[] = [];
-        const rejected: Unusable[] = [];
-        for (const r of read.records) {
-          // An Id kept as raw text cannot be told apart: remembered by content, and to the error path once.
-          const msg = { payload: r, topic: r.Number, jobId: r.JobId } as NodeMessage;
-          if (Number.isInteger(r.Id)) messages.push(msg);
-          else rejected.push(unusable('information', 'QueryNewHLRJobs', 'Id', r.Id, msg));
-        }
-        return {
-          messages,
-          state: read.state,
-          unusable: rejected,
-          recovered: read.recovered,
-          failure: read.failure,
-        };
+    // A listener of the config node's one reader of new HLR results: every HLR results trigger gets every result.
+    listenTo<dbHLRJob>(RED, node, def, config, HLR_RESULTS, {
+      limit,
+      toMessage: (r) => {
+        const msg = { payload: r, topic: r.Number, jobId: r.JobId } as NodeMessage;
+        // An Id kept as raw text cannot be told apart: remembered by content, and to the error path once.
+        return Number.isInteger(r.Id)
+          ? { msg }
+          : { unusable: unusable('information', 'QueryNewHLRJobs', 'Id', r.Id, msg) };
       },
-      { destructive: true },
-    );
+    });
   }
 
   RED.nodes.registerType('smsgw-hlr-results', SmsgwHlrResults);

@@ -1,17 +1,18 @@
 /**
  * smsgw-inbound: new received messages (QueryReceivedNewSMS, or GetNewRecivedSMS2 on the older service),
  * one msg each: msg.payload = text, msg.topic = msg.from = msg.recipient = sender (so a send node wired
- * behind it replies), msg.report = the record's Report flag, msg.sms = the whole record. Polls on an interval,
- * or on each input. What Report means is not shown in the spec: every record is emitted unless the user opts in
- * to dropping those flagged 1 (presumed status reports).
+ * behind it replies), msg.report = the record's Report flag, msg.sms = the whole record. A listener of its config
+ * node's one reader of new messages (polling/queue-reader.ts): two triggers on one gateway both get every message.
+ * The reader polls on the shortest interval of its listeners, or when one gets an input. What Report means is not
+ * shown in the spec: every record is emitted unless the user opts in to dropping those flagged 1 (presumed status
+ * reports).
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
-import { attachConfig, requireConfig } from './config/config';
-import { setupPolling, type PollDef } from './polling/poll-node';
-import { claimQueue } from './polling/one-reader';
-import { inboundKey, inboundOperations, inboundQueue, type InboundRecord } from './polling/inbound-queue';
-import { readCollected, recoverySettings, type CollectedState } from './polling/collected';
-import { recoveryReporter } from './polling/recovery-log';
+import { attachConfig } from './config/config';
+import type { PollDef } from './polling/poll-node';
+import { inboundKey, type InboundRecord } from './polling/inbound-queue';
+import { listenTo } from './polling/listen';
+import { INBOUND } from './polling/queue-kinds';
 
 interface InboundDef extends NodeDef, PollDef {
   gateway: string;
@@ -20,8 +21,6 @@ interface InboundDef extends NodeDef, PollDef {
   /** Before dropReports: `false` (the old default, saved in deployed flows) dropped flagged records. */
   includeReports?: boolean | string;
 }
-
-type InboundState = CollectedState;
 
 type Rec = InboundRecord;
 
@@ -60,41 +59,23 @@ export default (RED: NodeAPI): void => {
 
   function start(node: Node, def: InboundDef): void {
     const config = attachConfig(RED, node, def.gateway);
-    claimQueue(RED, node, def.gateway, 'inbound');
     const dropping = reportDropping(def);
     let warnedDrop = false;
 
-    const recovery = recoverySettings(RED.settings);
-    const noteRecovery = recoveryReporter(RED, node);
-
-    setupPolling<InboundState>(
-      RED,
-      node,
-      def,
-      { seen: [] },
-      async ({ signal, state, onWarning }) => {
-        const cfg = requireConfig(config);
-        const service = cfg.service === 'legacy' ? 'legacy' : 'gateway';
-        const queue = inboundQueue(cfg.getClient(), {
-          service,
-          caption: recovery.caption,
-          signal,
-          onWarning,
-        });
-        const read = await readCollected(queue, state, { ...recovery, now: Date.now });
-        noteRecovery(read, inboundOperations(service));
-        const messages: NodeMessage[] = [];
-        for (const r of read.records) {
-          const report = reportOf(r);
-          if (dropping.drop && flagged(report)) {
-            if (dropping.carriedOver && !warnedDrop) {
-              warnedDrop = true;
-              node.warn(RED._('smsgw-inbound.errors.droppedCarriedOver'));
-            }
-            continue;
+    // A listener of the config node's one reader of new messages: every inbound trigger gets every message.
+    listenTo<InboundRecord>(RED, node, def, config, INBOUND, {
+      toMessage: (r) => {
+        const report = reportOf(r);
+        if (dropping.drop && flagged(report)) {
+          if (dropping.carriedOver && !warnedDrop) {
+            warnedDrop = true;
+            node.warn(RED._('smsgw-inbound.errors.droppedCarriedOver'));
           }
-          const sender = String(pick(r, 'Sender', 'sender') ?? '');
-          messages.push({
+          return {};
+        }
+        const sender = String(pick(r, 'Sender', 'sender') ?? '');
+        return {
+          msg: {
             // A record of the older service kept as { raw } (its fields unreadable) passes its text on.
             payload: String(pick(r, 'Text', 'message', 'Message', 'text', 'raw') ?? ''),
             topic: sender,
@@ -102,12 +83,10 @@ export default (RED: NodeAPI): void => {
             recipient: sender,
             report,
             sms: r,
-          } as NodeMessage);
-        }
-        return { messages, state: read.state, recovered: read.recovered, failure: read.failure };
+          } as NodeMessage,
+        };
       },
-      { destructive: true },
-    );
+    });
   }
 
   RED.nodes.registerType('smsgw-inbound', SmsgwInbound);

@@ -384,16 +384,22 @@ describe('nodes: polling triggers', () => {
       own.control.setBalance('demo', 1_000_000);
       outer = env.emu;
       env.emu = own;
-      for (const type of ['smsgw-inbound', 'smsgw-hlr-results'])
+      for (const type of ['smsgw-inbound', 'smsgw-hlr-results']) {
         rmSync(path.join(env.userDir, 'smsgw-state', `${type}.p1.json`), { force: true });
+        rmSync(path.join(env.userDir, 'smsgw-state', `${type}-reader.cfg.json`), { force: true });
+      }
     });
     afterEach(async () => {
       await helper.unload();
       env.emu = outer;
       await own.close();
+      // The readers' state (seen ids of this gateway) means nothing to the next test's gateway.
+      for (const type of ['smsgw-inbound', 'smsgw-hlr-results'])
+        rmSync(path.join(env.userDir, 'smsgw-state', `${type}-reader.cfg.json`), { force: true });
     });
+    /** The config node's log: it owns the reader, which logs the recoveries. */
     const logs = (): string[] => {
-      const node = helper.getNode('p1') as unknown as { log: { args: unknown[][]; thisValues: unknown[] } };
+      const node = helper.getNode('cfg') as unknown as { log: { args: unknown[][]; thisValues: unknown[] } };
       return node.log.args.filter((_a, i) => node.log.thisValues[i] === node).map((a) => String(a[0]));
     };
 
@@ -437,7 +443,7 @@ describe('nodes: polling triggers', () => {
         (await pollOnce()).map((m) => m.payload),
         ['lost, found later'],
       );
-      assert.equal(warnings('p1').filter((w) => /recoveryFailed/.test(w)).length, 1);
+      assert.equal(warnings('cfg').filter((w) => /recoveryFailed/.test(w)).length, 1);
       assert.deepEqual(await pollOnce(), []);
     });
 

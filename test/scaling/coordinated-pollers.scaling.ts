@@ -120,6 +120,31 @@ describe('coordinated pollers (real redis-server)', function () {
     assert.equal(got.messages.length, 3, 'nothing twice');
   });
 
+  it('two inbound triggers on one coordinated gateway: one read, each gets every message once (issue 20 §1)', async () => {
+    const p = prefix();
+    const second = { ...inbound, id: 'in2', interval: 3600, wires: [['out2']] };
+    await loadFlow(flowWith(env.emu.url, [inbound, second], coordination(p)));
+    const got = collect('out');
+    const got2 = collect('out2');
+    for (let i = 0; i < 5; i++) env.emu.control.injectInbound({ from: '+491700000010', text: `both ${i}` });
+    await waitFor(() => got.messages.length === 5 && got2.messages.length === 5, 8000);
+    await sleep(1500);
+    const texts = (msgs: { payload?: unknown }[]): string[] => msgs.map((m) => String(m.payload));
+    assert.deepEqual(texts(got.messages), ['both 0', 'both 1', 'both 2', 'both 3', 'both 4']);
+    assert.deepEqual(texts(got2.messages), texts(got.messages), 'the second listener too, once each');
+    for (const id of ['in', 'in2']) {
+      assert.equal(await r.hLen(`${p}cfg:smsgw-inbound:${id}:pending`), 0, `${id}: nothing left pending`);
+      const state = JSON.parse((await r.get(`${p}cfg:smsgw-inbound:${id}:state`)) ?? '{}') as {
+        seen: string[];
+      };
+      assert.equal(state.seen.length, 5, `${id}: the ids it was given`);
+    }
+    const reader = JSON.parse((await r.get(`${p}cfg:smsgw-inbound:state`)) ?? '{}') as {
+      listeners: Record<string, number>;
+    };
+    assert.deepEqual(Object.keys(reader.listeners).sort(), ['in', 'in2']);
+  });
+
   it('releases the lease on close, so another instance takes over at once', async () => {
     const p = prefix();
     await loadFlow(flowWith(env.emu.url, [inbound], coordination(p)));

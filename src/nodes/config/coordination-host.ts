@@ -7,7 +7,7 @@
 import type { Node, NodeAPI } from 'node-red';
 import { GatewayError, isGatewayError } from '../../errors';
 import { Lease } from '../../coordination/lease';
-import { RedisPollState } from '../../coordination/poll-state';
+import { RedisPollState, RedisQueueState } from '../../coordination/poll-state';
 import { RedisLink } from '../../coordination/redis-link';
 import { SharedRate } from '../../coordination/shared-rate';
 import type { FlowControl } from '../../reliability/flow-control';
@@ -121,6 +121,12 @@ export class CoordinationHost {
   pollState<S>(kind: string, nodeId: string): RedisPollState<S> | undefined {
     if (!this.link) return undefined;
     return new RedisPollState<S>(this.link, this.key(kind, 'lease'), this.key(kind, nodeId));
+  }
+
+  /** The shared state of the config's one reader of a queue and of its listeners (`<prefix><config>:<type>:…`). */
+  queueState<S, L>(type: string): RedisQueueState<S, L> | undefined {
+    if (!this.link) return undefined;
+    return new RedisQueueState<S, L>(this.link, this.key(type, 'lease'), this.key(type));
   }
 
   /** The config's rate limit becomes one token bucket for every instance (`<prefix><config>:rate`). */

@@ -1,15 +1,16 @@
 /**
- * A polling trigger when its config coordinates instances through Redis (docs/scaling.md): only the holder of
- * the config's lease for this trigger kind polls; the state and the records read but not yet handed on live in
- * Redis, so whoever holds the lease next finishes what a killed holder started.
+ * The delivery-reports trigger when its config coordinates instances through Redis (docs/scaling.md): only the
+ * holder of the config's lease for this trigger kind polls; the state and the records read but not yet handed on
+ * live in Redis, so whoever holds the lease next finishes what a killed holder started. (The readers of the queues
+ * the gateway empties, for the inbound and HLR results triggers, do the same for all their listeners at once:
+ * queue-reader.ts.)
  *
  * One poll of the holder:
  *   1. load the state and the pending records from Redis; hand the pending ones on first (a previous holder
  *      read them and may have stopped before handing them on);
  *   2. poll the gateway with that state;
  *   3. stage: the new state and the records just read, written together by a script that checks the lease
- *      token (a destructive read's records are kept even if the lease was lost meanwhile: nobody else can
- *      read them again);
+ *      token;
  *   4. for each record: check the lease still has time, hand it to the flow (node.send), let Node-RED run the
  *      next node(s) for it (one event-loop turn), then drop it from the pending hash (token checked).
  *
@@ -57,40 +58,27 @@ export function coordinatedPolling<S extends object>(
   /** The state when Redis has none yet: this instance's own saved state (switching coordination on), else empty. */
   initial: () => Promise<S>,
   poll: (ctx: PollContext<S>) => Promise<PollResult<S>>,
-  destructive: boolean,
 ): CoordinatedPolling<S> {
   const kind = node.type;
   const lease: Lease | undefined = host.lease(kind);
   const store: RedisPollState<S> | undefined = host.pollState<S>(kind, node.id);
   /** Handed on, but the drop from the pending hash did not reach Redis: dropped first on the next poll. */
   const unconfirmed = new Set<string>();
-  /**
-   * A destructive read the gateway answered while Redis went away: its stage did not land, and nobody can read
-   * these records again. Kept in memory and staged (as a destructive read: kept even without the lease) before
-   * anything else once Redis is back; lost only if this instance dies first, like the read window itself.
-   */
-  const unstaged: { hold: Hold; state: S; entries: PendingEntry[] }[] = [];
   /** The lease was just taken: records left by the previous holder get its grace (TAKEOVER_GRACE_MS). */
   let fresh = false;
   const settleLocal = async (): Promise<void> => {
-    while (unstaged.length > 0) {
-      const u = unstaged[0]!;
-      await store!.stage(u.hold, u.state, u.entries, true);
-      unstaged.shift();
-    }
     for (const key of [...unconfirmed]) {
       await store!.forget(key);
       unconfirmed.delete(key);
     }
   };
-  // One at a time: staging the same records twice could bring back one that was handed on and dropped meanwhile.
+  // One at a time.
   let settling: Promise<void> = Promise.resolve();
   const catchUp = (): Promise<void> => {
     settling = settling.catch(() => undefined).then(settleLocal);
     return settling;
   };
-  // Back from an outage: stage what was read and note what was handed on meanwhile, before anyone else can take
-  // the lease and miss or repeat it.
+  // Back from an outage: note what was handed on meanwhile, before anyone else can take the lease and repeat it.
   const onUp = (): void => void catchUp().catch(() => undefined);
   host.link?.on('up', onUp);
   const onTaken = (): void => {
@@ -174,25 +162,17 @@ export function coordinatedPolling<S extends object>(
     if (carried.length > 0 && !(await handOn(hold, carried, signal))) return showWaiting();
     const state = loaded.state ?? (await initial());
     const result = await poll({ signal, state, onWarning, ...(trigger ? { trigger } : {}) });
-    if (signal.aborted && !destructive) return;
+    if (signal.aborted) return;
     const keys = store.nextKeys(result.messages.length);
     const encoded = encodePending(result.messages);
     const entries = result.messages.map((msg, i) => ({ key: keys[i]!, msg, value: encoded[i] }));
     const pending = entries.map((e) => ({ key: e.key, value: e.value }));
-    let staged: Awaited<ReturnType<typeof store.stage>>;
-    try {
-      staged = await store.stage(hold, result.state, pending, destructive);
-    } catch (e) {
-      if (destructive && entries.length > 0) unstaged.push({ hold, state: result.state, entries: pending });
-      throw new CoordinationUnavailable(e instanceof Error ? e.message : String(e));
-    }
+    const staged = await redis(() => store.stage(hold, result.state, pending, false));
     if (staged !== 'staged') return showWaiting();
     if (!(await handOn(hold, entries, signal))) return showWaiting();
     // Records the node cannot track: reported once, by the holder that read them (they are in the state as seen).
     for (const u of result.unusable ?? []) node.error(u.error, u.msg);
-    // A read that failed after something worth keeping (a recovery, the note to recover): kept, then failed.
-    if (result.failure !== undefined) throw result.failure;
-    node.status(receivedStatus(RED, carried.length + result.messages.length, result.recovered ?? 0));
+    node.status(receivedStatus(RED, carried.length + result.messages.length, 0));
   };
 
   const acquired: (() => void)[] = [];

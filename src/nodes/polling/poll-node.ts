@@ -26,16 +26,10 @@ export interface PollDef {
   store?: string;
 }
 
-export interface PollOptions {
-  /**
-   * The operation marks what it returns as collected (QueryReceivedNewSMS, GetNewRecivedSMS2, QueryNewHLRJobs):
-   * the fetched messages are written to the state before they are emitted and emitted after a restart if
-   * the node stopped in between, and a read in flight when the flow stops gets READ_GRACE_MS to finish.
-   */
-  destructive?: boolean;
-}
-
-/** How long a destructive read in flight may finish after the flow began to stop (its records are kept). */
+/**
+ * How long a read that collects (QueryReceivedNewSMS, GetNewRecivedSMS2, QueryNewHLRJobs), in flight when the flow
+ * began to stop, may finish (its records are kept): the config node's readers (queue-reader.ts) give it this.
+ */
 export const READ_GRACE_MS = 5000;
 
 /** The persisted shape: the node's own state plus messages fetched but not yet handed to the flow. */
@@ -51,7 +45,8 @@ export function stateStoreFor<S>(RED: NodeAPI, node: Node, def: PollDef): StateS
 }
 
 /**
- * The common part of the polling trigger nodes: interval or "poll on input" mode, statuses, logging,
+ * A polling trigger that reads by itself (the delivery-reports trigger; the inbound and HLR results triggers listen
+ * to their config node's reader instead, listen.ts): interval or "poll on input" mode, statuses, logging,
  * back-off, abort on close, and state persisted AFTER the messages were sent (so a crash between the two
  * can only repeat, never skip, and the de-duplication state covers every message that left the node).
  * The state lives in a file under the user directory or in the context store named by def.store.
@@ -62,18 +57,13 @@ export function setupPolling<S extends object>(
   def: PollDef,
   initial: S,
   poll: (ctx: PollContext<S>) => Promise<PollResult<S>>,
-  options: PollOptions = {},
 ): void {
-  const store = stateStoreFor<Persisted<S>>(RED, node, def);
+  const store = stateStoreFor<S>(RED, node, def);
   let state: S = initial;
-  let pending: NodeMessage[] = [];
   const ready = store.load().then(
     (loaded) => {
-      if (!loaded) return;
-      const { pending: saved, ...rest } = loaded;
       // What a damaged file did not keep starts afresh.
-      state = { ...initial, ...rest } as unknown as S;
-      pending = Array.isArray(saved) ? decodePending(saved) : [];
+      if (loaded) state = { ...initial, ...loaded };
     },
     (err: unknown) => {
       node.warn(RED._(sharedKey('errors.stateLoad'), { where: store.where, message: String(err) }));
@@ -83,52 +73,11 @@ export function setupPolling<S extends object>(
   let trigger: NodeMessageInFlow | undefined;
   const onWarning = warnOnce(RED, node);
 
-  /** A signal that aborts READ_GRACE_MS after the poller's, for reads that must not be cut off. */
-  const graceful = (signal: AbortSignal): { signal: AbortSignal; dispose(): void } => {
-    const c = new AbortController();
-    let t: NodeJS.Timeout | undefined;
-    const onAbort = (): void => {
-      t = setTimeout(() => c.abort(signal.reason), READ_GRACE_MS);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    return {
-      signal: c.signal,
-      dispose: () => {
-        signal.removeEventListener('abort', onAbort);
-        clearTimeout(t);
-      },
-    };
-  };
-
   const runOnce = async (signal: AbortSignal): Promise<void> => {
     await ready;
     if (signal.aborted) return;
     node.status({ fill: 'blue', shape: 'dot', text: sharedKey('status.polling') });
-    if (pending.length > 0) {
-      // Fetched before the last stop or crash and maybe never emitted: hand them on first.
-      for (const m of pending) node.send(m);
-      pending = [];
-      await store.save(state as Persisted<S>);
-    }
-    const read = options.destructive ? graceful(signal) : { signal, dispose: () => undefined };
-    let result: PollResult<S>;
-    try {
-      result = await poll({ signal: read.signal, state, onWarning, ...(trigger ? { trigger } : {}) });
-    } finally {
-      read.dispose();
-    }
-    if (options.destructive && (result.messages.length > 0 || result.failure !== undefined)) {
-      // Collected on the server now: keep them until they have been handed to the flow (and a failed read's
-      // note to recover, also when the flow is stopping).
-      state = result.state;
-      pending = result.messages;
-      await store.save({ ...result.state, pending: encodePending(result.messages) }).catch((err: unknown) => {
-        // Emitting now is still better than losing them.
-        node.warn(RED._(sharedKey('errors.stateSave'), { where: store.where, message: String(err) }));
-      });
-      if (signal.aborted) return;
-      pending = [];
-    }
+    const result = await poll({ signal, state, onWarning, ...(trigger ? { trigger } : {}) });
     if (signal.aborted) return;
     if (
       !(await emitInBatches(
@@ -141,10 +90,9 @@ export function setupPolling<S extends object>(
     // The poll still advances past them: they are in the state as seen and reported this once.
     for (const u of result.unusable ?? []) node.error(u.error, u.msg);
     state = result.state;
-    await store.save(state as Persisted<S>);
-    if (result.failure !== undefined) throw result.failure;
+    await store.save(state);
     host?.report(undefined);
-    lastOwnStatus = receivedStatus(RED, result.messages.length, result.recovered ?? 0);
+    lastOwnStatus = receivedStatus(RED, result.messages.length, 0);
     node.status(lastOwnStatus);
   };
 
@@ -155,14 +103,7 @@ export function setupPolling<S extends object>(
   const host = config?.reliability;
   // With "Coordinate instances through Redis" only the lease holder polls, on state kept in Redis.
   const coordinated = config?.coordination
-    ? coordinatedPolling(
-        RED,
-        node,
-        config.coordination,
-        () => ready.then(() => state),
-        poll,
-        options.destructive === true,
-      )
+    ? coordinatedPolling(RED, node, config.coordination, () => ready.then(() => state), poll)
     : undefined;
   const runCoordinated = async (signal: AbortSignal): Promise<void> => {
     try {

@@ -23,23 +23,58 @@ export function clampInterval(ms: number, minMs: number): number {
  * overlap; failures back off exponentially; stop() aborts the poll in flight and waits for it to settle.
  */
 export class Poller {
-  readonly intervalMs: number;
+  private interval: number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private controller: AbortController | undefined;
   private failures = 0;
   private stopped = false;
-  private readonly maxBackoffMs: number;
+  /** Polling on the interval (start()); otherwise only trigger() polls. */
+  private auto = false;
+  private maxBackoffMs: number;
 
   constructor(private readonly opts: PollerOptions) {
-    this.intervalMs = clampInterval(opts.intervalMs, opts.minIntervalMs);
-    this.maxBackoffMs = Math.min(Math.max(opts.maxBackoffMs ?? 600_000, this.intervalMs), MAX_DELAY_MS);
+    this.interval = clampInterval(opts.intervalMs, opts.minIntervalMs);
+    this.maxBackoffMs = this.backoffCap();
+  }
+
+  get intervalMs(): number {
+    return this.interval;
+  }
+
+  private backoffCap(): number {
+    return Math.min(Math.max(this.opts.maxBackoffMs ?? 600_000, this.interval), MAX_DELAY_MS);
   }
 
   /** Polls once right away, then every interval. */
   start(): void {
     this.stopped = false;
+    this.auto = true;
     this.schedule(0);
+  }
+
+  /**
+   * A new interval (a shared reader whose listeners changed): polling starts at once if it was not on the
+   * interval, and goes on at the new interval from now; undefined stops the interval (trigger() still polls).
+   */
+  retime(intervalMs: number | undefined): void {
+    if (this.stopped) return;
+    if (intervalMs === undefined) {
+      this.auto = false;
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      return;
+    }
+    const next = clampInterval(intervalMs, this.opts.minIntervalMs);
+    const changed = next !== this.interval;
+    this.interval = next;
+    this.maxBackoffMs = this.backoffCap();
+    if (!this.auto) this.start();
+    else if (changed && this.timer && this.failures === 0) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.schedule(this.interval);
+    }
   }
 
   /**
@@ -70,12 +105,12 @@ export class Poller {
   }
 
   private schedule(delay: number): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.auto) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       // A triggered poll may be running: let it finish and count the interval from there.
-      if (this.running) void this.running.then(() => this.schedule(this.intervalMs));
+      if (this.running) void this.running.then(() => this.schedule(this.interval));
       else void this.run(true);
     }, delay);
   }
@@ -88,12 +123,12 @@ export class Poller {
       .then(
         () => {
           this.failures = 0;
-          if (reschedule) this.schedule(this.intervalMs);
+          if (reschedule) this.schedule(this.interval);
         },
         (err: unknown) => {
           if (controller.signal.aborted && this.stopped) return;
           this.failures += 1;
-          const delay = Math.min(this.intervalMs * 2 ** (this.failures - 1), this.maxBackoffMs);
+          const delay = Math.min(this.interval * 2 ** (this.failures - 1), this.maxBackoffMs);
           this.opts.onError(err, this.failures, reschedule ? delay : 0);
           if (reschedule) this.schedule(delay);
         },

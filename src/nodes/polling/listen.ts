@@ -1,0 +1,224 @@
+/**
+ * A trigger node as a listener of its config node's reader of a queue (queue-reader.ts): the inbound SMS trigger
+ * and the HLR results trigger. The reader reads; the trigger turns the records given to it into msgs, hands them on
+ * and shows what happened. It keeps the keys of the records it handed on in its own state (a file under the user
+ * directory, or the context store named in its settings), so a record offered again (after a crash, or recovered
+ * after a lost answer) is not emitted twice; under Redis coordination the reader keeps them in Redis for it.
+ */
+import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
+import { NodeGatewayError, statusTextOf, toGatewayError } from '../common/errors';
+import { failed, idle, sharedKey } from '../common/status';
+import { GatewayError } from '../../errors';
+import type { SmsgwConfigNode } from '../config/config-node';
+import { EMIT_BATCH } from './emit';
+import type { Unusable } from './odd-records';
+import { MIN_INTERVAL_S, stateStoreFor, type PollDef } from './poll-node';
+import { decodePending, receivedStatus } from './pending';
+import type { QueueKind } from './queue-kinds';
+import type { ListenerHandle, ReaderEvent } from './queue-reader';
+import { ownsReaders } from './reader-host';
+import { SeenIds } from './state-file';
+
+/** What a listening trigger keeps: the keys it handed on; `pending` only as left by versions before issue 20. */
+interface ListenerState {
+  seen?: string[];
+  pending?: unknown[];
+}
+
+export interface ListenOptions<R> {
+  /** HLR results: records per read (0 = all). */
+  limit?: number;
+  /** The msg for a record not handed on before (none: left out), or the error path for one it cannot use. */
+  toMessage(record: R): { msg?: NodeMessage; unusable?: Unusable };
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * A msg kept in Redis by a trigger of an earlier version (it staged msgs; the reader stages records): handed on as
+ * it is. Records have no `payload`.
+ */
+const isStagedMsg = (r: unknown): r is NodeMessage =>
+  typeof r === 'object' && r !== null && 'payload' in r && ('sms' in r || 'topic' in r);
+
+export function listenTo<R>(
+  RED: NodeAPI,
+  node: Node,
+  def: PollDef,
+  config: SmsgwConfigNode | undefined,
+  kind: QueueKind<R>,
+  options: ListenOptions<R>,
+): void {
+  const onInputMode = Number(def.inputs) === 1;
+  if (!config || !ownsReaders(config)) {
+    // No config: the status says so (attachConfig); a poll on input reports it to Catch.
+    if (onInputMode)
+      node.on('input', (_msg: NodeMessageInFlow, _send, done) =>
+        done(new NodeGatewayError(new GatewayError('CONFIG', 'no gateway configuration selected'))),
+      );
+    return;
+  }
+  const store = stateStoreFor<ListenerState>(RED, node, def);
+  let seen = new SeenIds();
+  let leftOver: NodeMessage[] = [];
+  const ready = store.load().then(
+    (loaded) => {
+      seen = new SeenIds(Array.isArray(loaded?.seen) ? loaded.seen : []);
+      leftOver = Array.isArray(loaded?.pending) ? decodePending(loaded.pending) : [];
+    },
+    (err: unknown) => {
+      node.warn(RED._(sharedKey('errors.stateLoad'), { where: store.where, message: String(err) }));
+    },
+  );
+  let closed = false;
+  let emitted = 0;
+  let chain: Promise<void> = Promise.resolve();
+  // Under Redis coordination the reader keeps in Redis what this trigger got; the trigger keeps nothing.
+  const coordinated = config.coordination !== undefined;
+
+  const save = async (): Promise<void> => {
+    if (coordinated) return;
+    await store.save({ seen: seen.toJSON() }).catch((err: unknown) => {
+      node.warn(RED._(sharedKey('errors.stateSave'), { where: store.where, message: String(err) }));
+    });
+  };
+
+  const stopping = (signal: AbortSignal): boolean => signal.aborted || closed;
+
+  /** Fetched by this trigger before it listened to its config's reader, and maybe never emitted: first. */
+  const flushLeftOver = async (): Promise<void> => {
+    await ready;
+    if (leftOver.length === 0 || closed) return;
+    for (const m of leftOver) node.send(m);
+    emitted += leftOver.length;
+    leftOver = [];
+    await store.save({ seen: seen.toJSON() }).catch(() => undefined);
+  };
+
+  /** One delivery (or the left-over msgs) at a time, in order. */
+  const serial = (work: () => Promise<void>): Promise<void> => {
+    const next = chain.then(work);
+    chain = next.catch(() => undefined);
+    return next;
+  };
+
+  const take = async (records: readonly R[], signal: AbortSignal): Promise<void> => {
+    if (closed) throw new Error('the node is stopping');
+    await flushLeftOver();
+    let done = 0;
+    // EMIT_BATCH records per turn of the event loop (emit.ts says why); between two, a stopping flow ends it.
+    for (const record of records) {
+      if (done > 0 && done % EMIT_BATCH === 0) {
+        await turn();
+        if (stopping(signal)) {
+          // What went out is noted; the rest is offered again.
+          await save();
+          throw new Error('the node is stopping');
+        }
+      }
+      done += 1;
+      if (isStagedMsg(record)) {
+        node.send(record);
+        emitted += 1;
+        continue;
+      }
+      // Under coordination the reader gives each record once (it notes the keys in Redis); the keys this trigger
+      // noted itself (before coordination was switched on) still hold.
+      const key = kind.key(record);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const out = options.toMessage(record);
+      if (out.msg) {
+        node.send(out.msg);
+        emitted += 1;
+      }
+      // A record the node cannot tell apart: the error path, once (its key is noted like the others').
+      if (out.unusable) node.error(out.unusable.error, out.unusable.msg);
+    }
+    await save();
+  };
+
+  const onEvent = (e: ReaderEvent): void => {
+    if (closed) return;
+    switch (e.type) {
+      case 'polling':
+        emitted = 0;
+        node.status({ fill: 'blue', shape: 'dot', text: sharedKey('status.polling') });
+        if (leftOver.length > 0) void serial(flushLeftOver);
+        return;
+      case 'polled':
+        node.status(receivedStatus(RED, emitted, Math.min(e.recovered, emitted)));
+        emitted = 0;
+        return;
+      case 'warn':
+        node.warn(e.text);
+        return;
+      case 'standby':
+        node.status(
+          e.problem
+            ? {
+                fill: 'red',
+                shape: 'ring',
+                text: RED._(sharedKey('status.redisDown'), { message: short(e.problem) }),
+              }
+            : idle(RED._(sharedKey('status.standby'))),
+        );
+        return;
+      case 'failed': {
+        const err = toGatewayError(e.error);
+        const retry = Math.round(e.retryInMs / 1000);
+        if (onInputMode || e.retryInMs <= 0) {
+          node.status(failed(statusTextOf(err)));
+          if (e.retryInMs <= 0 && !onInputMode) node.warn(err.message);
+          return;
+        }
+        node.status(failed(RED._(sharedKey('status.retry'), { text: statusTextOf(err), s: retry })));
+        node.warn(RED._(sharedKey('errors.poll'), { message: err.message, failures: e.failures, s: retry }));
+        return;
+      }
+    }
+  };
+
+  const handle: ListenerHandle = config.queueReader(kind).listen({
+    id: node.id,
+    // An interval that is not a positive number is the smallest one, as for a trigger that polls by itself.
+    intervalMs: onInputMode ? undefined : intervalOf(def),
+    limit: options.limit,
+    take: (records, signal) => serial(() => take(records, signal)),
+    event: onEvent,
+  });
+
+  if (onInputMode) {
+    node.on('input', (_msg: NodeMessageInFlow, _send, done) => {
+      // A failed poll goes to done(err), so a Catch node gets it with the trigger msg.
+      handle.pollNow().then(
+        () => done(),
+        (err: unknown) => done(new NodeGatewayError(toGatewayError(err))),
+      );
+    });
+  }
+
+  node.on('close', (removed: boolean, done: () => void) => {
+    closed = true;
+    void handle!
+      .close(removed)
+      .then(() => chain)
+      .then(() => store.flush())
+      .catch(() => undefined)
+      .then(() => {
+        node.status({});
+        done();
+      });
+  });
+}
+
+function intervalOf(def: PollDef): number {
+  const seconds = Number(def.interval ?? 60);
+  return (Number.isFinite(seconds) && seconds > 0 ? seconds : MIN_INTERVAL_S) * 1000;
+}
+
+/** The first line of a Redis error, short enough for a status. */
+function short(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 60 ? `${line.slice(0, 57)}...` : line;
+}

@@ -1,0 +1,629 @@
+/**
+ * One reader per config node of a queue the gateway empties as it answers (new inbound messages, new HLR results;
+ * issue 20 §1), and its listeners. Reading such a queue is destructive, so there can be only one reader per gateway
+ * configuration; like the core mqtt-broker config node, which owns one connection and hands each message to every
+ * subscriber, the config node owns the reader and hands each record to every listener (docs/architecture.md,
+ * "Listeners of a gateway's queues"). It polls while at least one listener is registered, at the shortest interval
+ * a listener asks for, and when a listener asks it to (pollNow).
+ *
+ * Exactly once per listener, across restarts and instances:
+ *   - One instance: the records read are written to the reader's state, once per listener that was ever registered
+ *     (`owed`, in `<userDir>/smsgw-state/<type>-reader.<config id>.json`) before any is handed on, and dropped for a
+ *     listener once its take() resolved. A listener away (a redeploy, a restart) gets them when it is back; one
+ *     deleted (close with removed) is forgotten, one that never comes back after AWAY_MS.
+ *   - Coordinated through Redis: only the holder of the type's lease reads; the records go to each listener's
+ *     pending hash in Redis in one script with the reader's state (coordination/poll-state.ts), and each is dropped
+ *     from it once handed on, one by one, as coordinated.ts does for a trigger.
+ * A listener may get a record twice only in the window of a crash between handing it on and noting that.
+ */
+import type { Node, NodeAPI } from 'node-red';
+import type { GatewayClient } from '../../client';
+import type { Hold, Lease } from '../../coordination/lease';
+import type { PendingEntry, RedisPollState, RedisQueueState } from '../../coordination/poll-state';
+import { toGatewayError } from '../common/errors';
+import { sharedKey } from '../common/status';
+import type { CoordinationHost } from '../config/coordination-host';
+import type { ReliabilityHost } from '../config/reliability-host';
+import { readCollected, type CollectedRead, type CollectedState, type RecoverySettings } from './collected';
+import { CoordinationUnavailable, TAKEOVER_GRACE_MS } from './coordinated';
+import { warnOnce } from './odd-records';
+import { MIN_INTERVAL_S, READ_GRACE_MS } from './poll-node';
+import { decodePending, encodePending } from './pending';
+import { MAX_DELAY_MS, Poller } from './poller';
+import type { QueueKind } from './queue-kinds';
+import { recoveryReporter } from './recovery-log';
+import { SeenIds, damageParams } from './state-file';
+import { FileStateStore, type StateStore } from './state-store';
+import { MAX_RECOVERY_JOBS } from './hlr-queue';
+
+/** A listener not registered for this long (its node deleted while Node-RED was down) is forgotten. */
+export const AWAY_MS = 7 * 86_400_000;
+/** Records kept for one listener that is away; beyond, the oldest are dropped (with a warning). */
+export const MAX_OWED = 1_000;
+
+/** What the reader tells its listeners, for their status. */
+export type ReaderEvent =
+  | { type: 'polling' }
+  /** A poll ended: `count` records were handed to this listener (`recovered` of the read came from a recovery). */
+  | { type: 'polled'; count: number; recovered: number }
+  | { type: 'failed'; error: unknown; failures: number; retryInMs: number }
+  /** Coordinated: another instance reads (`problem` undefined) or Redis cannot be reached. */
+  | { type: 'standby'; problem: string | undefined }
+  /** An odd value in what was read (once per operation and field): each listener logs it, as it gets the record. */
+  | { type: 'warn'; text: string };
+
+/**
+ * A listener of a queue's reader: the inbound SMS trigger today, an `smsgw-ask` node next (it needs each inbound
+ * message once, durably, and may consume or ignore it).
+ */
+export interface QueueListener<R> {
+  /** Stable across restarts and instances (the node id): records read while it is away are kept under it. */
+  readonly id: string;
+  /** Poll every this many ms while it is registered; undefined: only when it calls pollNow(). */
+  readonly intervalMs?: number | undefined;
+  /** HLR results: records per read it wants (0 = all); the reader reads the most any listener wants. */
+  readonly limit?: number | undefined;
+  /**
+   * Records read for this listener, in the gateway's order. Resolve once they are handed on or kept durably; until
+   * then the reader keeps them and offers them again (after a restart too). Reject to get them all again (one that
+   * took some before it had to stop tells them apart by the kind's key). After a crash a record may come twice.
+   */
+  take(records: readonly R[], signal: AbortSignal): Promise<void>;
+  /** What the reader does, for the listener's status. */
+  event?(event: ReaderEvent): void;
+}
+
+export interface ListenerHandle {
+  /** Coordinated through Redis: the reader keeps the listener's state in Redis (the listener keeps none). */
+  readonly coordinated: boolean;
+  /** Polls now (or waits for the poll under way); rejects with the error when that poll failed. */
+  pollNow(): Promise<void>;
+  /** Unregisters; `removed` (the node was deleted) also forgets what was kept for it. */
+  close(removed: boolean): Promise<void>;
+}
+
+/** What the reader needs of its config node. */
+export interface ReaderHost {
+  RED: NodeAPI;
+  /** The config node: its log gets the recoveries and odd values. */
+  node: Node;
+  service: 'gateway' | 'legacy';
+  client(): GatewayClient;
+  userDir: string | undefined;
+  recovery: RecoverySettings;
+  reliability: ReliabilityHost | undefined;
+  coordination: CoordinationHost | undefined;
+}
+
+/** The reader's state: the read (seen keys, newest date, recovery note), the listeners, records owed to them. */
+interface ReaderState {
+  read: CollectedState;
+  /** Listener id -> when it was last registered (ms). */
+  listeners: Record<string, number>;
+  /** Listener id -> encoded records not yet handed to it (one instance only; Redis keeps them per listener). */
+  owed?: Record<string, unknown[]>;
+}
+
+interface ListenerState {
+  seen: string[];
+}
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** JSON-safe records (Dates kept as { $date }) and back. */
+const encode = (records: readonly unknown[]): unknown[] => encodePending(records as never);
+const decode = <R>(values: readonly unknown[]): R[] => decodePending([...values]) as unknown as R[];
+
+export class QueueReader<R> {
+  private readonly listeners = new Map<string, QueueListener<R>>();
+  private readonly poller: Poller;
+  private readonly store: StateStore<ReaderState>;
+  private state: ReaderState = { read: { seen: [] }, listeners: {}, owed: {} };
+  private readonly ready: Promise<void>;
+  private lastError: unknown;
+  private closed = false;
+  private readonly onWarning: ReturnType<typeof warnOnce>;
+  private readonly noteRecovery: ReturnType<typeof recoveryReporter>;
+  private readonly redis: RedisReading<R> | undefined;
+  private warnedMany = false;
+  private readonly overflowWarned = new Set<string>();
+  /** Listeners deleted while this reader ran: forgotten in the shared state too at the next read. */
+  private readonly removed = new Set<string>();
+
+  constructor(
+    private readonly host: ReaderHost,
+    private readonly kind: QueueKind<R>,
+  ) {
+    const { RED, node } = host;
+    // A damaged file is copied aside and read as far as it can be trusted (state-file.ts): records it still holds
+    // are handed on; the config node says what was kept and lost.
+    this.store = new FileStateStore<ReaderState>(host.userDir, `${kind.type}-reader`, node.id, (damage) =>
+      node.error(RED._(sharedKey('errors.stateDamaged'), damageParams(damage))),
+    );
+    this.ready = this.store.load().then(
+      (loaded) => {
+        if (loaded && typeof loaded === 'object') this.state = normalize(loaded);
+      },
+      (err: unknown) =>
+        node.warn(RED._(sharedKey('errors.stateLoad'), { where: this.store.where, message: String(err) })),
+    );
+    // Odd values are the listeners' to tell (they emit the records); with none registered, the config node's.
+    const sink = {
+      warn: (text: string): void => {
+        if (this.listeners.size === 0) node.warn(text);
+        else this.emit({ type: 'warn', text });
+      },
+    } as unknown as Node;
+    this.onWarning = warnOnce(RED, sink);
+    this.noteRecovery = recoveryReporter(RED, node);
+    this.redis = host.coordination ? new RedisReading(this, host.coordination, kind) : undefined;
+    this.poller = new Poller({
+      intervalMs: MAX_DELAY_MS,
+      minIntervalMs: MIN_INTERVAL_S * 1000,
+      poll: (signal) => this.run(signal),
+      onError: (err, failures, retryInMs) => {
+        this.lastError = err;
+        // A reader is often the only thing that calls regularly: its AUTH failure turns the other nodes red too.
+        host.reliability?.report(toGatewayError(err));
+        this.emit({ type: 'failed', error: err, failures, retryInMs });
+      },
+    });
+    this.redis?.onAcquired(() => this.poller.now());
+  }
+
+  get type(): string {
+    return this.kind.type;
+  }
+
+  /** Registers a listener; the reader polls while at least one is registered. */
+  listen(listener: QueueListener<R>): ListenerHandle {
+    if (this.listeners.has(listener.id)) throw new Error(`listener ${listener.id} is registered already`);
+    this.listeners.set(listener.id, listener);
+    this.removed.delete(listener.id);
+    void this.ready.then(() => {
+      if (this.listeners.get(listener.id) === listener) this.state.listeners[listener.id] = Date.now();
+    });
+    this.retime();
+    return {
+      coordinated: this.redis !== undefined,
+      pollNow: () => this.pollNow(),
+      close: async (removed) => {
+        if (this.listeners.get(listener.id) === listener) this.listeners.delete(listener.id);
+        this.retime();
+        if (!removed) return;
+        this.removed.add(listener.id);
+        await this.ready;
+        // Deleted: nothing is kept for it any more (its Redis keys stay until they are overwritten or expire).
+        delete this.state.listeners[listener.id];
+        if (this.state.owed?.[listener.id]) delete this.state.owed[listener.id];
+        await this.save();
+      },
+    };
+  }
+
+  /** Stops polling (a read in flight gets READ_GRACE_MS) and writes the state. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.poller.stop();
+    await this.redis?.close();
+    await this.store.flush().catch(() => undefined);
+  }
+
+  private async pollNow(): Promise<void> {
+    const before = this.poller.consecutiveFailures;
+    await this.poller.trigger();
+    if (this.poller.consecutiveFailures > before) throw this.lastError;
+  }
+
+  /** The shortest interval of the listeners (or none: only pollNow() polls). */
+  private retime(): void {
+    if (this.closed) return;
+    const wanted = [...this.listeners.values()]
+      .map((l) => l.intervalMs)
+      .filter((ms): ms is number => typeof ms === 'number' && ms > 0);
+    this.poller.retime(wanted.length > 0 ? Math.min(...wanted) : undefined);
+  }
+
+  /** @internal Tells every registered listener (a listener's own failure never stops the others). */
+  emit(event: ReaderEvent, only?: QueueListener<R>): void {
+    for (const l of only ? [only] : this.listeners.values()) {
+      try {
+        l.event?.(event);
+      } catch {
+        // A status is not worth a failed poll.
+      }
+    }
+  }
+
+  /** @internal */
+  present(): QueueListener<R>[] {
+    return [...this.listeners.values()];
+  }
+
+  /** @internal The reader's own state as saved (also the start when coordination is switched on). */
+  async localState(): Promise<ReaderState> {
+    await this.ready;
+    return this.state;
+  }
+
+  /** @internal One read of the queue with its recovery, for this state. */
+  async read(signal: AbortSignal, state: CollectedState): Promise<CollectedRead<R>> {
+    const { host, kind } = this;
+    const result = await readCollected(
+      kind.queue({
+        client: host.client(),
+        service: host.service,
+        signal,
+        onWarning: this.onWarning,
+        caption: host.recovery.caption,
+        limits: this.present().map((l) => l.limit ?? 0),
+        onTooMany: (found) => {
+          if (this.warnedMany) return;
+          this.warnedMany = true;
+          host.node.warn(host.RED._(sharedKey('errors.recoveryJobs'), { found, max: MAX_RECOVERY_JOBS }));
+        },
+      }),
+      state,
+      { ...host.recovery, now: Date.now },
+    );
+    this.noteRecovery(result, kind.operations(host.service));
+    return result;
+  }
+
+  /** @internal A signal that aborts READ_GRACE_MS after `signal`: a read that collects is not cut off. */
+  graceful(signal: AbortSignal): { signal: AbortSignal; dispose(): void } {
+    const c = new AbortController();
+    let t: NodeJS.Timeout | undefined;
+    const onAbort = (): void => {
+      t = setTimeout(() => c.abort(signal.reason), READ_GRACE_MS);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    return {
+      signal: c.signal,
+      dispose: () => {
+        signal.removeEventListener('abort', onAbort);
+        clearTimeout(t);
+      },
+    };
+  }
+
+  /**
+   * @internal Listeners that were registered and are not forgotten (deleted, or away for AWAY_MS), present ones
+   * included; called at each read, when every listener of the running flows has registered.
+   */
+  known(state: ReaderState): string[] {
+    const now = Date.now();
+    for (const l of this.listeners.values()) state.listeners[l.id] = now;
+    for (const [id, at] of Object.entries(state.listeners)) {
+      if (this.removed.has(id) || !(at >= now - AWAY_MS)) {
+        delete state.listeners[id];
+        if (state.owed) delete state.owed[id];
+      }
+    }
+    return Object.keys(state.listeners);
+  }
+
+  private save(): Promise<void> {
+    return this.store.save(this.state).catch((err: unknown) => {
+      // Handing on is still better than losing them; the next save may work.
+      this.host.node.warn(
+        this.host.RED._(sharedKey('errors.stateSave'), { where: this.store.where, message: String(err) }),
+      );
+    });
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    await this.ready;
+    if (signal.aborted) return;
+    if (this.redis) {
+      try {
+        // Records this instance's file kept (coordination switched on since) go first.
+        if (await this.handOver(signal)) await this.save();
+        await this.redis.run(signal);
+        this.host.reliability?.report(undefined);
+      } catch (e) {
+        // Redis, not the gateway: no back-off, the lease or the next interval brings the reader back.
+        if (!(e instanceof CoordinationUnavailable)) throw e;
+        this.emit({ type: 'standby', problem: e.message.split('\n')[0] });
+      }
+      return;
+    }
+    this.emit({ type: 'polling' });
+    const counts = new Map<string, number>();
+    // Records read before (a restart, a listener that failed to take them) go first.
+    let dirty = await this.handOver(signal, counts);
+    const grace = this.graceful(signal);
+    let result: CollectedRead<R>;
+    try {
+      result = await this.read(grace.signal, this.state.read);
+    } finally {
+      grace.dispose();
+    }
+    this.state.read = result.state;
+    if (result.records.length > 0) this.owe(encode(result.records));
+    if (result.records.length > 0 || result.failure !== undefined || result.recoveries > 0) {
+      // Collected on the server: durable before anything is handed on (a stopping flow keeps them for later).
+      await this.save();
+      dirty = false;
+    }
+    if (!signal.aborted && (await this.handOver(signal, counts))) dirty = true;
+    // Also when the flow is stopping: what a listener took must not be offered to it again.
+    if (dirty) await this.save();
+    if (result.failure !== undefined) throw result.failure;
+    this.host.reliability?.report(undefined);
+    for (const l of this.present())
+      this.emit({ type: 'polled', count: counts.get(l.id) ?? 0, recovered: result.recovered }, l);
+  }
+
+  /** Records for every listener ever registered (present or away), each list bounded. */
+  private owe(values: unknown[]): void {
+    const owed = (this.state.owed ??= {});
+    for (const id of this.known(this.state)) {
+      const list = (owed[id] ??= []);
+      list.push(...values);
+      if (list.length > MAX_OWED) {
+        list.splice(0, list.length - MAX_OWED);
+        this.overflow(id);
+      }
+    }
+  }
+
+  /** @internal More than MAX_OWED records for a listener that is away: warned once per listener. */
+  overflow(id: string): void {
+    if (this.overflowWarned.has(id)) return;
+    this.overflowWarned.add(id);
+    this.host.node.warn(this.host.RED._(sharedKey('errors.owedOverflow'), { id, max: MAX_OWED }));
+  }
+
+  /** Hands each present listener what is owed to it; true when something was handed on (the state changed). */
+  private async handOver(signal: AbortSignal, counts?: Map<string, number>): Promise<boolean> {
+    const owed = this.state.owed;
+    if (!owed) return false;
+    let changed = false;
+    for (const l of this.present()) {
+      const values = owed[l.id];
+      if (!values || values.length === 0 || signal.aborted) continue;
+      const n = values.length;
+      try {
+        await l.take(decode<R>(values), signal);
+      } catch (e) {
+        // Kept for the next poll; the listener says why (its own state could not be written, say).
+        if (!signal.aborted) this.emit({ type: 'failed', error: e, failures: 1, retryInMs: 0 }, l);
+        continue;
+      }
+      // Taken (a listener that could not take them all rejects). New records are only added by this (sequential)
+      // poll: the first n are the ones handed on.
+      values.splice(0, n);
+      if (values.length === 0) delete owed[l.id];
+      counts?.set(l.id, (counts.get(l.id) ?? 0) + n);
+      changed = true;
+    }
+    return changed;
+  }
+}
+
+function normalize(loaded: Partial<ReaderState>): ReaderState {
+  const read = loaded.read && typeof loaded.read === 'object' ? loaded.read : { seen: [] };
+  const listeners = loaded.listeners && typeof loaded.listeners === 'object' ? loaded.listeners : {};
+  const owed = loaded.owed && typeof loaded.owed === 'object' ? loaded.owed : {};
+  for (const [id, list] of Object.entries(owed)) if (!Array.isArray(list)) delete owed[id];
+  return { read: { ...read, seen: Array.isArray(read.seen) ? read.seen : [] }, listeners, owed };
+}
+
+/**
+ * The reader's poll when its config coordinates instances through Redis (see the top of this file and
+ * coordinated.ts, whose steps it follows for several listeners at once).
+ */
+class RedisReading<R> {
+  private readonly lease: Lease | undefined;
+  private readonly store: RedisQueueState<ReaderState, ListenerState> | undefined;
+  /** A destructive read answered while Redis went away: staged before anything else once it is back. */
+  private readonly unstaged: { hold: Hold; run: (hold: Hold) => Promise<unknown> }[] = [];
+  /** Handed on, but the drop from a pending hash did not reach Redis: dropped first at the next poll. */
+  private readonly unconfirmed: { pending: RedisPollState<ListenerState>; key: string }[] = [];
+  private fresh = false;
+  private settling: Promise<void> = Promise.resolve();
+  private readonly acquired: (() => void)[] = [];
+  private readonly onUp = (): void => void this.catchUp().catch(() => undefined);
+  private readonly onTaken = (): void => {
+    this.fresh = true;
+  };
+  private readonly showWaiting = (): void => {
+    this.reader.emit({ type: 'standby', problem: this.host.problem() });
+  };
+
+  constructor(
+    private readonly reader: QueueReader<R>,
+    private readonly host: CoordinationHost,
+    private readonly kind: QueueKind<R>,
+  ) {
+    this.lease = host.lease(kind.type);
+    this.store = host.queueState<ReaderState, ListenerState>(kind.type);
+    host.link?.on('up', this.onUp);
+    host.link?.on('down', this.showWaiting);
+    this.lease?.on('acquired', this.onTaken);
+    this.lease?.on('lost', this.showWaiting);
+    setImmediate(() => {
+      if (!this.lease?.held) this.showWaiting();
+    });
+  }
+
+  onAcquired(listener: () => void): void {
+    this.acquired.push(listener);
+    this.lease?.on('acquired', listener);
+  }
+
+  async close(): Promise<void> {
+    for (const l of this.acquired) this.lease?.off('acquired', l);
+    this.lease?.off('acquired', this.onTaken);
+    this.lease?.off('lost', this.showWaiting);
+    this.host.link?.off('up', this.onUp);
+    this.host.link?.off('down', this.showWaiting);
+    await this.host.releaseLease(this.kind.type);
+  }
+
+  private catchUp(): Promise<void> {
+    this.settling = this.settling
+      .catch(() => undefined)
+      .then(async () => {
+        while (this.unstaged.length > 0) {
+          const u = this.unstaged[0]!;
+          await u.run(u.hold);
+          this.unstaged.shift();
+        }
+        while (this.unconfirmed.length > 0) {
+          const u = this.unconfirmed[0]!;
+          await u.pending.forget(u.key);
+          this.unconfirmed.shift();
+        }
+      });
+    return this.settling;
+  }
+
+  private async redis<T>(op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (e) {
+      throw new CoordinationUnavailable(e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  /**
+   * Hands entries to a listener one by one while the hold lasts: how many it took, and whether to go on (false: the
+   * lease, Redis or the flow went away). A listener that fails keeps the rest for the next poll.
+   */
+  private async handOn(
+    hold: Hold,
+    listener: QueueListener<R>,
+    pending: RedisPollState<ListenerState>,
+    entries: PendingEntry[],
+    signal: AbortSignal,
+  ): Promise<{ n: number; go: boolean }> {
+    let n = 0;
+    for (const e of entries) {
+      if (signal.aborted || !this.lease!.isCurrent(hold) || !this.host.link!.up) return { n, go: false };
+      try {
+        await listener.take(decode<R>([e.value]), signal);
+      } catch (err) {
+        this.reader.emit({ type: 'failed', error: err, failures: 1, retryInMs: 0 }, listener);
+        return { n, go: true };
+      }
+      if (signal.aborted) return { n, go: false };
+      await nextTurn();
+      n += 1;
+      try {
+        if (await pending.done(hold, e.key)) continue;
+        // The lease moved on meanwhile: the record was handed on all the same, so it goes.
+        await pending.forget(e.key);
+      } catch {
+        this.unconfirmed.push({ pending, key: e.key });
+      }
+      return { n, go: false };
+    }
+    return { n, go: true };
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    const hold = this.lease?.current();
+    const store = this.store;
+    if (!hold || !store || this.host.problem()) return this.showWaiting();
+    this.reader.emit({ type: 'polling' });
+    await this.redis(() => this.catchUp());
+    const present = this.reader.present();
+    const load = (): Promise<
+      { listener: QueueListener<R>; pending: RedisPollState<ListenerState>; entries: PendingEntry[] }[]
+    > =>
+      this.redis(() =>
+        Promise.all(
+          present.map(async (listener) => {
+            const pending = store.listener(listener.id);
+            return { listener, pending, entries: (await pending.load()).pending };
+          }),
+        ),
+      );
+    let carried = await load();
+    if (this.fresh && carried.some((c) => c.entries.length > 0)) {
+      // A holder cut off from Redis notes what it handed on as soon as it is back: give it that time.
+      await new Promise((resolve) => setTimeout(resolve, TAKEOVER_GRACE_MS));
+      if (!this.lease!.isCurrent(hold)) return this.showWaiting();
+      carried = await load();
+    }
+    this.fresh = false;
+    const counts = new Map<string, number>();
+    for (const c of carried) {
+      if (c.entries.length === 0) continue;
+      const h = await this.handOn(hold, c.listener, c.pending, c.entries, signal);
+      counts.set(c.listener.id, h.n);
+      if (!h.go) return this.showWaiting();
+    }
+    const saved = await this.redis(() => store.load());
+    const state = saved ? normalize(saved) : await this.startState();
+    delete state.owed;
+    const ids = this.reader.known(state);
+    const presentIds = new Set(present.map((l) => l.id));
+    // Read before the gateway is: once it has answered, only the stage may need Redis (kept if Redis is gone).
+    const stages = await this.redis(() =>
+      Promise.all(
+        ids.map(async (id) => {
+          const pending = store.listener(id);
+          const [saved, waiting] = await Promise.all([
+            pending.loadState(),
+            presentIds.has(id) ? Promise.resolve(0) : pending.size(),
+          ]);
+          const seen = new SeenIds(Array.isArray(saved?.seen) ? saved.seen : []);
+          // An away listener gets at most MAX_OWED records kept for it.
+          return { id, pending, seen, full: waiting >= MAX_OWED };
+        }),
+      ),
+    );
+    const grace = this.reader.graceful(signal);
+    let result: CollectedRead<R>;
+    try {
+      result = await this.reader.read(grace.signal, state.read);
+    } finally {
+      grace.dispose();
+    }
+    state.read = result.state;
+    const encoded = encode(result.records);
+    const keys = stages[0]?.pending.nextKeys(result.records.length) ?? [];
+    const perListener = stages.map(({ id, pending, seen, full }) => {
+      const entries: PendingEntry[] = [];
+      if (full) this.reader.overflow(id);
+      else
+        result.records.forEach((r, i) => {
+          const key = this.kind.key(r);
+          if (seen.has(key)) return;
+          seen.add(key);
+          entries.push({ key: keys[i]!, value: encoded[i] });
+        });
+      return { id, pending, state: { seen: seen.toJSON() }, entries };
+    });
+    const stage = (h: Hold): ReturnType<typeof store.stage> =>
+      store.stage(h, state, perListener, true, keys[0]);
+    let staged: Awaited<ReturnType<typeof store.stage>>;
+    try {
+      staged = await stage(hold);
+    } catch (e) {
+      if (result.records.length > 0) this.unstaged.push({ hold, run: stage });
+      throw new CoordinationUnavailable(e instanceof Error ? e.message : String(e));
+    }
+    if (staged !== 'staged') return this.showWaiting();
+    for (const l of present) {
+      const mine = perListener.find((p) => p.id === l.id);
+      if (!mine || mine.entries.length === 0) continue;
+      const h = await this.handOn(hold, l, mine.pending, mine.entries, signal);
+      counts.set(l.id, (counts.get(l.id) ?? 0) + h.n);
+      if (!h.go) return this.showWaiting();
+    }
+    if (result.failure !== undefined) throw result.failure;
+    for (const l of present)
+      this.reader.emit({ type: 'polled', count: counts.get(l.id) ?? 0, recovered: result.recovered }, l);
+  }
+
+  /** No shared state yet: this instance's own (coordination switched on), without what it owes (handed on). */
+  private async startState(): Promise<ReaderState> {
+    const local = await this.reader.localState();
+    return { read: { ...local.read }, listeners: { ...local.listeners } };
+  }
+}

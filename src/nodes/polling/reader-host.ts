@@ -1,0 +1,50 @@
+/**
+ * Gives a config node its readers of the queues the gateway empties (queue-reader.ts), one per queue, built when
+ * the first listener registers and closed with the config node (a read in flight gets its grace first).
+ */
+import type { NodeAPI } from 'node-red';
+import type { SmsgwConfigNode } from '../config/config-node';
+import { recoverySettings } from './collected';
+import type { QueueKind } from './queue-kinds';
+import { QueueReader } from './queue-reader';
+
+/** A config node that owns readers (see attachQueueReaders). */
+export interface ReaderOwner {
+  queueReader<R>(kind: QueueKind<R>): QueueReader<R>;
+  /** Closes the readers (the config node's close handler calls it first). */
+  closeReaders(): Promise<void>;
+}
+
+export function ownsReaders(config: unknown): config is ReaderOwner {
+  return typeof (config as Partial<ReaderOwner> | null)?.queueReader === 'function';
+}
+
+export function attachQueueReaders(RED: NodeAPI, node: SmsgwConfigNode): void {
+  const readers = new Map<string, QueueReader<unknown>>();
+  const owner = node as SmsgwConfigNode & ReaderOwner;
+  owner.queueReader = <R>(kind: QueueKind<R>): QueueReader<R> => {
+    let reader = readers.get(kind.type) as QueueReader<R> | undefined;
+    if (!reader) {
+      reader = new QueueReader<R>(
+        {
+          RED,
+          node,
+          service: node.service === 'legacy' ? 'legacy' : 'gateway',
+          client: () => node.getClient(),
+          userDir: (RED.settings as unknown as Record<string, unknown>).userDir as string | undefined,
+          recovery: recoverySettings(RED.settings),
+          reliability: node.reliability,
+          coordination: node.coordination,
+        },
+        kind,
+      );
+      readers.set(kind.type, reader as QueueReader<unknown>);
+    }
+    return reader;
+  };
+  owner.closeReaders = async (): Promise<void> => {
+    const all = [...readers.values()];
+    readers.clear();
+    await Promise.all(all.map((r) => r.close().catch(() => undefined)));
+  };
+}
