@@ -24,6 +24,37 @@ describe('nodes: Poller', () => {
     assert.equal(clampInterval(-5, 1000), 1000);
   });
 
+  it('retime: a shared poller starts on its first interval, follows a shorter one, and stops the interval on none', async () => {
+    let count = 0;
+    const poller = new Poller({
+      intervalMs: MAX_DELAY_MS,
+      minIntervalMs: 1,
+      poll: () => {
+        count++;
+        return Promise.resolve();
+      },
+      onError: () => undefined,
+    });
+    try {
+      await sleep(30);
+      assert.equal(count, 0, 'no interval yet: only trigger() polls');
+      await poller.trigger();
+      assert.equal(count, 1);
+      poller.retime(10_000);
+      await waitFor(() => count === 2); // polls at once when the interval starts
+      poller.retime(20);
+      assert.equal(poller.intervalMs, 20);
+      await waitFor(() => count >= 5, 2000); // the shorter interval from now on, not in 10 s
+      poller.retime(undefined);
+      await sleep(40);
+      const stopped = count;
+      await sleep(80);
+      assert.equal(count, stopped, 'no interval: no more polls');
+    } finally {
+      await poller.stop();
+    }
+  });
+
   it('never runs two polls at once, even when a poll takes longer than the interval', async () => {
     let running = 0;
     let maxRunning = 0;
