@@ -5,7 +5,7 @@
  * directory, or the context store named in its settings), so a record offered again (after a crash, or recovered
  * after a lost answer) is not emitted twice; under Redis coordination the reader keeps them in Redis for it.
  */
-import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from 'node-red';
+import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
 import { NodeGatewayError, statusTextOf, toGatewayError } from '../common/errors';
 import { failed, idle, sharedKey } from '../common/status';
 import { GatewayError } from '../../errors';
@@ -72,6 +72,8 @@ export function listenTo<R>(
   );
   let closed = false;
   let emitted = 0;
+  /** What the node showed last for the polls, but not an AUTH failure (stale once the account works). */
+  let lastOwnStatus: NodeStatus = {};
   let chain: Promise<void> = Promise.resolve();
   // Under Redis coordination the reader keeps in Redis what this trigger got; the trigger keeps nothing.
   const coordinated = config.coordination !== undefined;
@@ -147,8 +149,13 @@ export function listenTo<R>(
         if (leftOver.length > 0) void serial(flushLeftOver);
         return;
       case 'polled':
-        node.status(receivedStatus(RED, emitted, Math.min(e.recovered, emitted)));
+        lastOwnStatus = receivedStatus(RED, emitted, Math.min(e.recovered, emitted));
+        node.status(lastOwnStatus);
         emitted = 0;
+        return;
+      case 'authRecovered':
+        // Polling on an interval, the reader polls at once and the status follows; on input, what it showed last.
+        if (onInputMode) node.status(lastOwnStatus);
         return;
       case 'warn':
         node.warn(e.text);
@@ -168,7 +175,9 @@ export function listenTo<R>(
         const err = toGatewayError(e.error);
         const retry = Math.round(e.retryInMs / 1000);
         if (onInputMode || e.retryInMs <= 0) {
-          node.status(failed(statusTextOf(err)));
+          const status = failed(statusTextOf(err));
+          if (err.code !== 'AUTH') lastOwnStatus = status;
+          node.status(status);
           if (e.retryInMs <= 0 && !onInputMode) node.warn(err.message);
           return;
         }

@@ -50,7 +50,12 @@ export type ReaderEvent =
   /** Coordinated: another instance reads (`problem` undefined) or Redis cannot be reached. */
   | { type: 'standby'; problem: string | undefined }
   /** An odd value in what was read (once per operation and field): each listener logs it, as it gets the record. */
-  | { type: 'warn'; text: string };
+  | { type: 'warn'; text: string }
+  /**
+   * A call of any node of the config succeeded after an AUTH failure: a red "auth failed" is stale. The reader polls
+   * at once when it polls on an interval (out of its back-off); a listener polling on input shows its last status.
+   */
+  | { type: 'authRecovered' };
 
 /**
  * A listener of a queue's reader: the inbound SMS trigger today, an `smsgw-ask` node next (it needs each inbound
@@ -129,6 +134,7 @@ export class QueueReader<R> {
   private readonly overflowWarned = new Set<string>();
   /** Listeners deleted while this reader ran: forgotten in the shared state too at the next read. */
   private readonly removed = new Set<string>();
+  private readonly offRecovered: (() => void) | undefined;
 
   constructor(
     private readonly host: ReaderHost,
@@ -169,6 +175,10 @@ export class QueueReader<R> {
       },
     });
     this.redis?.onAcquired(() => this.poller.now());
+    this.offRecovered = host.reliability?.onAuthRecovered(() => {
+      this.emit({ type: 'authRecovered' });
+      this.poller.now();
+    });
   }
 
   get type(): string {
@@ -204,6 +214,7 @@ export class QueueReader<R> {
   /** Stops polling (a read in flight gets READ_GRACE_MS) and writes the state. */
   async close(): Promise<void> {
     this.closed = true;
+    this.offRecovered?.();
     await this.poller.stop();
     await this.redis?.close();
     await this.store.flush().catch(() => undefined);
