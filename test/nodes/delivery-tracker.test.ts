@@ -14,6 +14,14 @@ import type { SMSReport } from '../../src/client/types.generated';
 
 const STATUSES = ReportStatuses.from(undefined, undefined);
 
+async function waitUntil(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 describe('delivery tracker (shared QueryReceivedDLR poll)', () => {
   let emu: RunningEmulator;
   let client: GatewayClient;
@@ -287,6 +295,42 @@ describe('delivery tracker (shared QueryReceivedDLR poll)', () => {
         [[job, 'final', 1]],
       );
       assert.equal(got[0]!.reports.length, 1, 'each report once');
+    });
+
+    it('after a job tracked late was final at once, the tracker polls on for the next jobs (its own timer)', async () => {
+      const t = trackerWith({
+        intervalMs: 20,
+        now: Date.now,
+        query: (start, limit, signal) =>
+          ownClient.information.queryReceivedDlr({ StartDate: start, Limit: limit }, { signal }),
+      });
+      const got = collect(t, 'n1');
+      busy(t);
+      const release = t.expect();
+      const early = await send(['+4917099900055']);
+      await new Promise((r) => setTimeout(r, 200)); // the tracker's own polls read its report meanwhile
+      t.track({ jobId: early, owner: 'n1', recipients: ['+4917099900055'], timeoutMs: 60_000 });
+      release();
+      await waitUntil(() => got.length === 1);
+      // A job tracked afterwards: no tick by hand, the tracker's timer must still be running.
+      const later = await ownClient.send.sendSms({
+        Caption: 'later',
+        Sender: '',
+        Recipient: ['+4917099900056'],
+        SMSText: 'x',
+        SmsTyp: 'Standard',
+        SendDate: null,
+      });
+      t.track({ jobId: later.JobId, owner: 'n1', recipients: ['+4917099900056'], timeoutMs: 60_000 });
+      own.control.finishJobs();
+      await waitUntil(() => got.length === 2);
+      assert.deepEqual(
+        got.map((o) => [o.JobId, o.outcome]),
+        [
+          [early, 'final'],
+          [later.JobId, 'final'],
+        ],
+      );
     });
 
     it('keeps nothing while no send is under way, and drops what it kept once the sends are done', async () => {

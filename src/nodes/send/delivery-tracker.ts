@@ -127,6 +127,8 @@ export class DeliveryTracker {
   private readonly unmatched = new Map<string, { readAt: number; reports: SMSReport[] }>();
   private unmatchedCount = 0;
   private overflowed = false;
+  /** soon() was asked while a poll ran: the next one follows at once. */
+  private again = false;
 
   constructor(private readonly opts: DeliveryTrackerOptions) {
     this.now = opts.now ?? Date.now;
@@ -198,12 +200,20 @@ export class DeliveryTracker {
       if (this.isFinal(job)) job.done = 'final';
     }
     void this.store.save(this.state).catch((err: unknown) => this.opts.onError?.(err, 0));
-    if (job.done) {
-      // Hand it on now rather than an interval later.
-      if (this.timer) clearTimeout(this.timer);
-      this.timer = undefined;
-      if (!this.running) this.timer = setTimeout(() => void this.run(), 0);
-    } else if (!this.timer && !this.running) this.schedule(this.opts.intervalMs);
+    if (job.done) this.soon();
+    else if (!this.timer && !this.running) this.schedule(this.opts.intervalMs);
+  }
+
+  /** A job is final already (its reports came before it was tracked): hand it on now, not an interval later. */
+  private soon(): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.schedule(0);
   }
 
   /**
@@ -248,7 +258,8 @@ export class DeliveryTracker {
 
   private schedule(delay: number): void {
     if (this.closed || this.timer) return;
-    if (!this.state.jobs.some((j) => !j.done)) return;
+    // Open jobs to poll for, or finished ones whose node is there to take them.
+    if (!this.state.jobs.some((j) => !j.done || this.listeners.has(j.owner))) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.run();
@@ -273,7 +284,10 @@ export class DeliveryTracker {
       )
       .then((delay) => {
         this.running = undefined;
-        this.schedule(delay);
+        // A job finished while this poll ran (tracked with its reports already read): its turn comes at once.
+        const again = this.again;
+        this.again = false;
+        this.schedule(again ? 0 : delay);
       });
     this.running = p;
     return p;
