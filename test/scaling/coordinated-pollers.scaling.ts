@@ -8,6 +8,7 @@ import type { RunningEmulator } from '../../src/emulator';
 import { Lease } from '../../src/coordination/lease';
 import { RedisPollState } from '../../src/coordination/poll-state';
 import { RedisLink } from '../../src/coordination/redis-link';
+import { INBOUND } from '../../src/nodes/polling/queue-kinds';
 import {
   collect,
   flowWith,
@@ -118,6 +119,55 @@ describe('coordinated pollers (real redis-server)', function () {
     assert.ok(state.seen.includes('id:900001') && state.seen.length === 3, JSON.stringify(state));
     await sleep(1200);
     assert.equal(got.messages.length, 3, 'nothing twice');
+  });
+
+  it('a flow stopping right after a record was handed on: the record is noted as handed on, not handed on again', async () => {
+    const p = prefix();
+    const base = `${p}cfg:smsgw-inbound:in`;
+    // Another instance holds the lease; when it lapses, this one hands on what a killed holder left pending.
+    await r.set(`${p}cfg:smsgw-inbound:lease`, 'other-instance', { PX: 60_000 });
+    await r.set(`${base}:state`, JSON.stringify({ seen: ['id:900011', 'id:900012'] }));
+    await r.hSet(`${base}:pending`, {
+      '000000001.dead.00000000': JSON.stringify({ payload: 'left 1', sms: { Id: 900011 } }),
+      '000000001.dead.00000001': JSON.stringify({ payload: 'left 2', sms: { Id: 900012 } }),
+    });
+    await loadFlow(flowWith(env.emu.url, [inbound], coordination(p)));
+    const trigger = helper.getNode('in') as unknown as { send(msg: unknown): void };
+    const reader = (
+      helper.getNode('cfg') as unknown as { queueReader(kind: typeof INBOUND): { close(): Promise<void> } }
+    ).queueReader(INBOUND);
+    // The flow begins to stop (a redeploy, Node-RED stopping) just as the first record is handed on: the poll's
+    // signal aborts between the trigger's send and the note in Redis.
+    const send = trigger.send.bind(trigger);
+    let closing: Promise<void> | undefined;
+    trigger.send = (msg: unknown) => {
+      send(msg);
+      closing ??= reader.close();
+    };
+    const got = collect('out');
+    await r.del(`${p}cfg:smsgw-inbound:lease`);
+    await waitFor(() => closing !== undefined, 5000);
+    await closing;
+    assert.deepEqual(
+      got.messages.map((m) => m.payload),
+      ['left 1'],
+    );
+    // Before the fix the record stayed pending and the next holder (here: the next start) handed it on again.
+    assert.deepEqual(
+      await r.hKeys(`${base}:pending`),
+      ['000000001.dead.00000001'],
+      'only the one not handed on',
+    );
+    await helper.unload();
+    await loadFlow(flowWith(env.emu.url, [inbound], coordination(p)));
+    const again = collect('out');
+    await waitFor(() => again.messages.length >= 1, 5000);
+    await sleep(1200);
+    assert.deepEqual(
+      again.messages.map((m) => m.payload),
+      ['left 2'],
+      'each record once across the restart',
+    );
   });
 
   it('two inbound triggers on one coordinated gateway: one read, each gets every message once (issue 20 §1)', async () => {

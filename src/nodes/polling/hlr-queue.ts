@@ -6,6 +6,7 @@
 import type { GatewayClient, GatewayWarning } from '../../client';
 import type { dbHLRJob } from '../../client/types.generated';
 import type { CollectingQueue } from './collected';
+import { isDate, timeOf as dateTime } from '../../shape';
 
 /** HLR jobs a recovery asks QueryHLRJobsByJobID about, newest first; more are left out (onTooMany says so). */
 export const MAX_RECOVERY_JOBS = 100;
@@ -15,10 +16,7 @@ const DAY_MS = 86_400_000;
 export const hlrKey = (r: dbHLRJob): string =>
   Number.isInteger(r.Id) ? String(r.Id) : `odd:${JSON.stringify(r)}`;
 
-const timeOf = (v: unknown): number | undefined =>
-  typeof v === 'object' && v !== null && typeof (v as Date).getTime === 'function'
-    ? (v as Date).getTime()
-    : undefined;
+const timeOf = (v: unknown): number | undefined => (isDate(v) ? dateTime(v) : undefined);
 
 /** When the result came (ReciveDate, else CreateDate), in ms. */
 export const hlrDate = (r: dbHLRJob): number | undefined => {

@@ -5,16 +5,15 @@
  */
 import type { GatewayClient, GatewayWarning } from '../../client';
 import type { CollectingQueue } from './collected';
+import { isDate, timeOf } from '../../shape';
 
 export type InboundRecord = Record<string, unknown>;
-
-const isDate = (v: unknown): v is Date =>
-  typeof v === 'object' && v !== null && typeof (v as Date).getTime === 'function';
 
 const pick = (r: InboundRecord, ...names: string[]): unknown =>
   names.map((n) => r[n]).find((v) => v !== undefined);
 
-const dateText = (v: unknown): unknown => (isDate(v) && !Number.isNaN(v.getTime()) ? v.toISOString() : v);
+const dateText = (v: unknown): unknown =>
+  isDate(v) && !Number.isNaN(timeOf(v)) ? new Date(timeOf(v)).toISOString() : v;
 
 /**
  * A stable identity: the record Id where the typed service gives one; an older-service record by its sender, text
@@ -36,7 +35,7 @@ export function inboundKey(r: InboundRecord): string {
 /** The record's date in ms (typed `Date`, older service `date`), when it is one. */
 export function inboundDate(r: InboundRecord): number | undefined {
   const d = pick(r, 'Date', 'date');
-  return isDate(d) && !Number.isNaN(d.getTime()) ? d.getTime() : undefined;
+  return isDate(d) && !Number.isNaN(timeOf(d)) ? timeOf(d) : undefined;
 }
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');

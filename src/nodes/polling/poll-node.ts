@@ -1,14 +1,14 @@
-import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
+import type { Node, NodeAPI, NodeMessageInFlow, NodeStatus } from 'node-red';
 import { configOf } from '../config/config';
 import { NodeGatewayError, statusTextOf, toGatewayError } from '../common/errors';
 import { Poller } from './poller';
 import { ContextStateStore, FileStateStore, type StateStore } from './state-store';
 import { damageParams } from './state-file';
-import { failed, idle, sharedKey } from '../common/status';
+import { failed, sharedKey } from '../common/status';
 import { warnOnce } from './odd-records';
 import { CoordinationUnavailable, coordinatedPolling } from './coordinated';
 import { emitInBatches } from './emit';
-import { decodePending, encodePending, receivedStatus } from './pending';
+import { receivedStatus } from './pending';
 import type { PollContext, PollResult } from './pending';
 
 export type { PollContext, PollResult } from './pending';
@@ -31,9 +31,6 @@ export interface PollDef {
  * began to stop, may finish (its records are kept): the config node's readers (queue-reader.ts) give it this.
  */
 export const READ_GRACE_MS = 5000;
-
-/** The persisted shape: the node's own state plus messages fetched but not yet handed to the flow. */
-type Persisted<S> = S & { pending?: unknown[] };
 
 export function stateStoreFor<S>(RED: NodeAPI, node: Node, def: PollDef): StateStore<S> {
   const name = typeof def.store === 'string' ? def.store.trim() : '';

@@ -520,7 +520,8 @@ class RedisReading<R> {
         this.reader.emit({ type: 'failed', error: err, failures: 1, retryInMs: 0 }, listener);
         return { n, go: true };
       }
-      if (signal.aborted) return { n, go: false };
+      // Handed on: noted in Redis whatever happens now (a flow that began to stop meanwhile included), or the next
+      // holder would hand it on again. The loop's first check stops before the next record.
       await nextTurn();
       n += 1;
       try {
