@@ -421,8 +421,12 @@ describe('nodes: polling triggers', () => {
       );
       caught.stop();
       assert.equal(caught.messages.length, 0, 'recovered: nothing for the Catch node');
-      assert.ok(statuses('p1').some((s) => /receivedRecovered/.test(String(s.text))));
-      assert.equal(logs().filter((l) => /log\.recovered/.test(l)).length, 1);
+      assert.ok(statuses('p1').some((s) => /\b2 new, 2 recovered\b/.test(String(s.text))));
+      assert.equal(
+        logs().filter((l) => /was lost: 2 records recovered with QueryReceivedSMSByJobCaption/.test(l))
+          .length,
+        1,
+      );
       assert.deepEqual(await pollOnce(), [], 'not again');
     });
 
@@ -443,7 +447,12 @@ describe('nodes: polling triggers', () => {
         (await pollOnce()).map((m) => m.payload),
         ['lost, found later'],
       );
-      assert.equal(warnings('cfg').filter((w) => /recoveryFailed/.test(w)).length, 1);
+      assert.equal(
+        warnings('cfg').filter((w) =>
+          /the read that recovers it \(QueryReceivedSMSByJobCaption\) failed/.test(w),
+        ).length,
+        1,
+      );
       assert.deepEqual(await pollOnce(), []);
     });
 
