@@ -19,6 +19,9 @@ function packOnce(): ReturnType<typeof packPackage> {
   return packed;
 }
 
+/** The count file's line kind that marks a kill -9 of the instance (after its process exited). */
+export const KILLED = 'killed';
+
 export class Instance {
   readonly userDir: string;
   readonly countFile: string;
@@ -72,6 +75,8 @@ export class Instance {
     const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
     proc.child.kill('SIGKILL');
     await exited;
+    // After the exit nothing more of this life can be counted: the marker ends its lines in the count file.
+    appendFileSync(this.countFile, `${this.name} ${KILLED} -\n`);
   }
 
   async stop(): Promise<void> {

@@ -20,7 +20,7 @@ import { createClient } from '@redis/client';
 import { GatewayClient } from '../../src/client';
 import type { RunningEmulator } from '../../src/emulator';
 import { PASSWORD, quietEmulator, seeded } from '../reliability/helpers';
-import { counterNode, Instance } from './cluster';
+import { counterNode, Instance, KILLED } from './cluster';
 import { startRedisServer, type RedisServer } from './redis-server';
 
 const FULL = process.env.SMSGW_SCALING_FULL === '1';
@@ -145,8 +145,41 @@ interface Tally {
   twice: number;
   missing: number;
   missingIds: number[];
+  /** The ids counted more than once. */
+  twiceIds: number[];
   stray: number;
   byInstance: Record<string, number>;
+}
+
+/**
+ * Ids counted twice because their holder was killed between handing the record on and its drop from the pending
+ * hash reaching Redis: one event-loop turn that no order of the two closes (docs/scaling.md, "Emitted" vs "written
+ * to Redis as emitted"). The reader hands records on one at a time and waits for each drop, so only the LAST record
+ * of its kind an instance counted before a kill can be in that gap: an id is put down to it when it was counted
+ * exactly twice and one of the two counts is the last line of its kind before a kill marker of that instance's
+ * count file. Any other repeat, or a third count, fails the test.
+ */
+function repeatedInKillGap(
+  perInstance: string[][],
+  kind: string,
+  twiceIds: number[],
+  all: string[],
+): number[] {
+  const lastBeforeKill = new Set<number>();
+  for (const lines of perInstance) {
+    let last: number | undefined;
+    for (const line of lines) {
+      const [, k, id] = line.split(' ');
+      if (k === kind) last = Number(id);
+      else if (k === KILLED) {
+        if (last !== undefined) lastBeforeKill.add(last);
+        last = undefined;
+      }
+    }
+  }
+  const countOf = (id: number): number =>
+    all.filter((l) => l.split(' ')[1] === kind && Number(l.split(' ')[2]) === id).length;
+  return twiceIds.filter((id) => lastBeforeKill.has(id) && countOf(id) === 2);
 }
 
 function tally(lines: string[], kind: string, expected: Set<number>): Tally {
@@ -161,13 +194,17 @@ function tally(lines: string[], kind: string, expected: Set<number>): Tally {
   let once = 0;
   let twice = 0;
   let stray = 0;
+  const twiceIds: number[] = [];
   for (const [id, n] of counts) {
     if (!expected.has(id)) stray += 1;
     else if (n === 1) once += 1;
-    else twice += 1;
+    else {
+      twice += 1;
+      twiceIds.push(id);
+    }
   }
   const missingIds = [...expected].filter((id) => !counts.has(id));
-  return { once, twice, missing: missingIds.length, missingIds, stray, byInstance };
+  return { once, twice, missing: missingIds.length, missingIds, twiceIds, stray, byInstance };
 }
 
 /** Watches the inbound lease: when a killed holder's lease lapses, and the next poll after that. */
@@ -419,6 +456,9 @@ describe('two Node-RED instances on one Redis (issue 16)', function () {
     const tin = tally(lines, 'in', expected.inboundIds);
     const tdlr = tally(lines, 'dlr', expected.reportIds);
     const readWindow = lostInReadWindow(tin.missingIds, collects, killTimes);
+    const perInstance = instances.map((i) => i.counted());
+    const inGap = repeatedInKillGap(perInstance, 'in', tin.twiceIds, lines);
+    const dlrGap = repeatedInKillGap(perInstance, 'dlr', tdlr.twiceIds, lines);
     const f = watch.samples;
     const sizes = {
       inboundState: await r.strLen(`${PREFIX}cfg:smsgw-inbound:in:state`),
@@ -430,8 +470,8 @@ describe('two Node-RED instances on one Redis (issue 16)', function () {
     const med = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? NaN;
     console.log(
       `      (a) seed ${SEED}: ${kills} kills in ${((Date.now() - started) / 1000).toFixed(0)} s (A started ${a.starts}×, B ${b.starts}×)\n` +
-        `          inbound ${expected.inboundIds.size}: once ${tin.once}, twice ${tin.twice}, missing ${tin.missing} (of them collected by a holder killed before it staged them: ${readWindow.length}), stray ${tin.stray}, by instance ${JSON.stringify(tin.byInstance)}\n` +
-        `          reports ${expected.reportIds.size}: once ${tdlr.once}, twice ${tdlr.twice}, missing ${tdlr.missing}, stray ${tdlr.stray}, by instance ${JSON.stringify(tdlr.byInstance)}\n` +
+        `          inbound ${expected.inboundIds.size}: once ${tin.once}, twice ${tin.twice} (of them the last record a killed holder handed on before its drop reached Redis: ${inGap.length}), missing ${tin.missing} (of them collected by a holder killed before it staged them: ${readWindow.length}), stray ${tin.stray}, by instance ${JSON.stringify(tin.byInstance)}\n` +
+        `          reports ${expected.reportIds.size}: once ${tdlr.once}, twice ${tdlr.twice} (in the kill gap: ${dlrGap.length}), missing ${tdlr.missing}, stray ${tdlr.stray}, by instance ${JSON.stringify(tdlr.byInstance)}\n` +
         `      (d) failovers of the inbound lease after a kill of its holder: ${f.length}; lapse → taken: median ${med(f.map((s) => s.lapseToAcquireMs))} ms, max ${Math.max(...f.map((s) => s.lapseToAcquireMs))} ms; ` +
         `lapse → next poll: median ${med(f.map((s) => s.lapseToPollMs))} ms, max ${Math.max(...f.map((s) => s.lapseToPollMs))} ms; ` +
         `kill → next poll: median ${med(f.map((s) => s.killToPollMs))} ms (lease ${LEASE_S} s)\n` +
@@ -440,13 +480,19 @@ describe('two Node-RED instances on one Redis (issue 16)', function () {
     assert.equal(expected.inboundIds.size, INBOUND);
     assert.equal(expected.reportIds.size, JOBS * RECIPIENTS);
     assert.ok(kills >= Math.floor(ARRIVAL_S / 10), `${kills} kills`);
-    // Inbound: none twice; none missing but those the gateway handed to a holder killed before it could stage them.
+    // Inbound: none twice but the last record a killed holder handed on in the one-turn gap before its drop reached
+    // Redis (at most one per kill); none missing but those the gateway handed to a holder killed before it could
+    // stage them.
     assert.deepEqual(
-      [tin.twice, tin.missing - readWindow.length, tin.stray],
+      [tin.twice - inGap.length, tin.missing - readWindow.length, tin.stray],
       [0, 0, 0],
-      `inbound: each exactly once (missing ${JSON.stringify(tin.missingIds.slice(0, 20))})`,
+      `inbound: each exactly once (twice ${JSON.stringify(tin.twiceIds.slice(0, 20))}, missing ${JSON.stringify(tin.missingIds.slice(0, 20))})`,
     );
-    assert.deepEqual([tdlr.twice, tdlr.missing, tdlr.stray], [0, 0, 0], 'reports: each exactly once');
+    assert.deepEqual(
+      [tdlr.twice - dlrGap.length, tdlr.missing, tdlr.stray],
+      [0, 0, 0],
+      `reports: each exactly once (twice ${JSON.stringify(tdlr.twiceIds.slice(0, 20))})`,
+    );
     assert.ok(f.length > 0, 'at least one failover was observed');
   });
 
