@@ -34,7 +34,7 @@ import type {
   SendMethods,
 } from './types.generated';
 import { validateParams, type ValidationLimits } from './validate';
-import { defaultCountryOf } from './recipients';
+import { defaultCountryOf, type RecipientRules } from './recipients';
 import { recordSeparator, withRecordSeparator } from './separator';
 import { FlowControl } from '../reliability/flow-control';
 import { captionParamOf, duplicateOf, lookupJob, recoveredValue } from '../reliability/job-lookup';
@@ -368,6 +368,31 @@ export class GatewayClient {
    */
   knownOperation(target: InvokeTarget, operation: string): OperationDef | undefined {
     return resolveTarget(target, operation, this.paths, this.catalogue).op;
+  }
+
+  /**
+   * Checks a call's parameters as the call itself would (missing values, recipients that are no phone number,
+   * a text too long for its SMS type, list limits) without sending anything, and returns the values it would
+   * send: recipients in international form where a default country is set. Throws VALIDATION. A node that sends
+   * later on its own (an ask node's steps) refuses a bad message while the flow can still be told.
+   */
+  checkParams(
+    service: ServiceName,
+    operation: string,
+    params: Record<string, unknown>,
+  ): Record<string, unknown> {
+    const op = findOperation(service, operation);
+    if (!op) {
+      throw new GatewayError('VALIDATION', `unknown operation ${String(service)}/${String(operation)}`, {
+        ambiguous: false,
+      });
+    }
+    return validateParams(op, params, this.limits);
+  }
+
+  /** How recipients are checked (the default country), or undefined when the check is off. */
+  get recipientRules(): Readonly<RecipientRules> | undefined {
+    return this.limits.recipients;
   }
 
   /**

@@ -22,7 +22,7 @@ import {
   type OutboxStore,
   type OutboxStoreStats,
 } from './outbox-store';
-import { createReference } from './reference';
+import { createReference, isReference } from './reference';
 import { classifyFailure } from './safe-send';
 
 export type { OutboxEntry, OutboxStore, OutboxStoreStats } from './outbox-store';
@@ -81,6 +81,13 @@ export interface SubmitOptions {
   id?: string | undefined;
   /** Stored with the entry: a critical message may use the spending guard's reserve, also after a restart. */
   priority?: 'critical' | undefined;
+  /**
+   * The reference to carry (default: a new one). A caller that wrote it down before submitting (an ask node's
+   * step) finds the message again by it after a crash, here (list()) or at the gateway.
+   */
+  reference?: string | undefined;
+  /** An earlier submit of the same message (same reference) may have reached the gateway: look it up first. */
+  maybeSent?: boolean | undefined;
 }
 
 /** A message settled by the gateway's answer or a lookup of its reference. */
@@ -319,6 +326,12 @@ export class Outbox extends EventEmitter<OutboxEvents> {
         ambiguous: false,
       });
     }
+    if (options.reference !== undefined && !isReference(options.reference))
+      throw new GatewayError('VALIDATION', 'reference must be 4 to 64 letters or digits', {
+        service: op.service,
+        operation: op.name,
+        ambiguous: false,
+      });
     if (this.entries.size >= this.maxEntries) {
       throw new GatewayError('QUEUE_FULL', `outbox is full (${this.maxEntries} messages)`, {
         service: op.service,
@@ -328,13 +341,13 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     }
     const entry: OutboxEntry = {
       id: options.id ?? randomUUID(),
-      reference: createReference(),
+      reference: options.reference ?? createReference(),
       service: op.service,
       operation: op.name,
       params: storedParams(op, params),
       createdAt: new Date().toISOString(),
       attempts: 0,
-      maybeSent: false,
+      maybeSent: options.maybeSent === true,
       // Not paused: it may be attempted without another record, so a crash from here on means "look it up".
       inFlight: !this.paused,
       origin: options.origin,

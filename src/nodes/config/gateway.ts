@@ -6,8 +6,21 @@ import type { ServiceKind } from './types';
 
 type Method = (
   params: Record<string, unknown>,
-  options?: { signal?: AbortSignal; reference?: string; onWarning?: (warning: GatewayWarning) => void },
+  options?: {
+    signal?: AbortSignal;
+    reference?: string;
+    lookupFirst?: boolean;
+    since?: number;
+    onWarning?: (warning: GatewayWarning) => void;
+  },
 ) => Promise<unknown>;
+
+/** A send that may have reached the gateway before (a crash): look its reference up from `since` first. */
+export interface LookupFirst {
+  lookupFirst: true;
+  /** Date.now() of the first attempt. */
+  since: number;
+}
 
 /** The client's method name of each operation (methodName splits the name with a regular expression). */
 const methods = new WeakMap<OperationDef, string>();
@@ -32,6 +45,7 @@ export function callOperation(
   signal: AbortSignal,
   reference?: string,
   onWarning?: (warning: GatewayWarning) => void,
+  lookup?: LookupFirst,
 ): Promise<unknown> {
   const group = (client as unknown as Record<string, Record<string, unknown> | undefined>)[op.service];
   const fn = group?.[methodOf(op)];
@@ -42,6 +56,7 @@ export function callOperation(
     signal,
     ...(reference ? { reference } : {}),
     ...(onWarning ? { onWarning } : {}),
+    ...(lookup ? { lookupFirst: true, since: lookup.since } : {}),
   });
 }
 

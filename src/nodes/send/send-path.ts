@@ -62,6 +62,15 @@ export interface SendContext {
    * that sends on its own, such as the escalation steps of an ask). Anything else is a normal message.
    */
   priority?: 'critical' | undefined;
+  /**
+   * The reference to carry in the Caption (default: a new one). A node that sends on its own (an ask node's
+   * step) writes it down first, so that after a crash it finds out by it whether the message went out. It is
+   * also the key the spending guard counts the message under: sent again after a crash, it is not counted twice
+   * while the first count is still pending.
+   */
+  reference?: string;
+  /** Sent before with this reference (a crash since): look it up from `lookupFirst.since` before sending. */
+  lookupFirst?: { since: number };
 }
 
 /** msg.priority as the send path takes it: "critical" (any case, trimmed) or normal. */
@@ -114,7 +123,7 @@ export async function sendMessage(
   if (box && host) {
     // Refusing: counted now, before the outbox accepts it (the attempts find the count under the entry's id).
     // Holding: counted when it goes out; until its window has room it waits in the outbox.
-    const id = guard && !budget?.hold ? await reserveFirst(guard) : undefined;
+    const id = guard && !budget?.hold ? await reserveFirst(guard, ctx.reference) : undefined;
     let accepted = false;
     try {
       const r = await box.submit(op.service, op.name, params, {
@@ -127,6 +136,8 @@ export async function sendMessage(
         onKept: ctx.kept,
         id,
         priority: ctx.priority,
+        reference: ctx.reference,
+        maybeSent: ctx.lookupFirst !== undefined,
       });
       return sendDone(r.result, caption, r.reference, host.referenceOptions, r.kept);
     } catch (e) {
@@ -136,11 +147,16 @@ export async function sendMessage(
   }
   // Chosen here (not inside the client) so the node knows the caption as sent.
   const options = host?.referenceOptions;
-  const reference = captionParam && options ? createReference(options.length) : undefined;
-  const key = guard ? await guard.reserve(randomUUID()) : undefined;
+  const reference =
+    captionParam && (options || ctx.reference)
+      ? (ctx.reference ?? createReference(options!.length))
+      : undefined;
+  const lookup =
+    ctx.lookupFirst && reference ? { lookupFirst: true as const, since: ctx.lookupFirst.since } : undefined;
+  const key = guard ? await guard.reserve(ctx.reference ?? randomUUID()) : undefined;
   let value: unknown;
   try {
-    value = await callOperation(client, op, params, signal, reference);
+    value = await callOperation(client, op, params, signal, reference, undefined, lookup);
   } catch (e) {
     // Surely not sent: the count goes back; unknown (a lost answer): it stays counted.
     if (key !== undefined) budget?.settle(key, outcomeOf(e));
@@ -160,9 +176,12 @@ export async function sendMessage(
  * The reservation made before the outbox accepts a message; undefined when the shared count cannot be reached
  * (Redis away): the outbox keeps the message meanwhile, and its attempt reserves once Redis is back.
  */
-async function reserveFirst(guard: { reserve(key: string): Promise<string> }): Promise<string | undefined> {
+async function reserveFirst(
+  guard: { reserve(key: string): Promise<string> },
+  key: string | undefined,
+): Promise<string | undefined> {
   try {
-    return await guard.reserve(randomUUID());
+    return await guard.reserve(key ?? randomUUID());
   } catch (e) {
     if (isGatewayError(e) && e.code === 'NETWORK') return undefined;
     throw e;

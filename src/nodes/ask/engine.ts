@@ -1,0 +1,518 @@
+/**
+ * The open questions of one gateway configuration and what happens to them (issue 20 §2), without Node-RED: the
+ * hub (hub.ts) gives it a store, the authority (which instance acts), a sender and the ask nodes' outputs.
+ *
+ * Every change of a question is written to the store before anything follows from it (an SMS, an output):
+ *   - a step: the SMS is written down as planned, with its reference, then sent; after a crash a planned SMS is
+ *     looked up by its reference (or waited for in the outbox) before it is sent again: each step once;
+ *   - an answer: the question is written as answered, then output 1 is sent, then it is noted as emitted; a crash
+ *     in between may repeat the output, never lose it (the window of the inbound trigger);
+ *   - the wait of a step is a time in the store (stepAt + waitMs): after a restart it ends when it would have.
+ * Only the holder acts (one instance; under Redis coordination the one reading the gateway's inbound messages);
+ * its writes are fenced by its hold. All changes run one at a time.
+ */
+import { randomBytes } from 'node:crypto';
+import { createReference } from '../../reliability/reference';
+import { freeCode, recentlyFreed } from './codes';
+import { lastJobId, matchReply, type Reply } from './match';
+import {
+  askedKeys,
+  isClosed,
+  stepIndex,
+  totalSteps,
+  type AskSms,
+  type CancelRequest,
+  type Question,
+} from './question';
+import type { AskStore, Hold } from './store';
+import { cancelText, stepText, tellText } from './texts';
+
+/** Which instance acts: always this one, or the holder of a lease. */
+export interface Authority {
+  current(): Hold | undefined;
+  isCurrent(hold: Hold): boolean;
+  onAcquired(listener: () => void): void;
+  onLost(listener: () => void): void;
+}
+
+/** What the engine needs of an ask node. */
+export interface AskNodeHandle {
+  /** Output 1 (answered) or 2 (unanswered), with q.result as msg.ask. */
+  output(q: Question): void;
+  /** A message of the question was refused for good (its Catch node hears it). */
+  failed(q: Question, sms: AskSms, err: unknown): void;
+  /** The node's open questions changed (its status). */
+  changed(): void;
+}
+
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+export interface EngineDeps {
+  store: AskStore;
+  authority: Authority;
+  /**
+   * Sends one SMS of a question. `resume`: it was planned before this holder took over and may have gone out
+   * (look its reference up first, or wait for its outbox entry). Resolves with the JobId; rejects when it is
+   * refused for good, or when `signal` aborts (then it stays planned).
+   */
+  send(q: Question, sms: AskSms, resume: boolean, signal: AbortSignal): Promise<number | undefined>;
+  /** The key a number is compared by (numbers.ts). */
+  numberKey(text: string): string;
+  /** One line in the log. */
+  warn(text: string): void;
+  /** Overdue steps found when taking over wait for this (the first read), so a reply sent meanwhile counts. */
+  firstRead?(): Promise<void>;
+  /** How often the holder looks for questions handed in by other instances (coordinated; 0 = only on kick). */
+  inboxEveryMs?: number;
+  clock?: Clock;
+  /** Reference length (the config's, default 10). */
+  referenceLength?: number;
+}
+
+/** Longest timer: a far step is looked at again after this (timers drift; the store has the time). */
+const MAX_TIMER_MS = 60_000;
+/** A question whose node has not come back this long after it would have ended is dropped. */
+export const AWAY_MS = 7 * 86_400_000;
+/** Longest wait for the first read before overdue steps go. */
+const FIRST_READ_WAIT_MS = 10_000;
+
+class NotHolder extends Error {}
+
+export class AskEngine {
+  private readonly questions = new Map<string, Question>();
+  private freed: Record<string, number> = {};
+  private hold: Hold | undefined;
+  private readonly nodes = new Map<string, AskNodeHandle>();
+  private readonly sending = new Map<string, AbortController>();
+  private chain: Promise<void> = Promise.resolve();
+  private timer: unknown;
+  private inboxTimer: unknown;
+  private closed = false;
+  private readonly clock: Clock;
+  /** After a take-over, steps that ended meanwhile wait for the first read of replies (or FIRST_READ_WAIT_MS). */
+  private readDone = true;
+
+  constructor(private readonly deps: EngineDeps) {
+    this.clock = deps.clock ?? realClock;
+    deps.authority.onAcquired(() => void this.run(() => this.takeOver()));
+    deps.authority.onLost(() => void this.run(async () => this.drop()));
+  }
+
+  /** Starts acting if this instance is the holder now (else when it becomes it). */
+  start(): Promise<void> {
+    return this.run(() => this.takeOver());
+  }
+
+  get holding(): boolean {
+    return this.hold !== undefined && this.deps.authority.isCurrent(this.hold);
+  }
+
+  /** Open questions (asked, not yet closed) of a node, or of every node; only the holder knows them. */
+  open(node?: string): Question[] {
+    return [...this.questions.values()].filter(
+      (q) => (node === undefined || q.node === node) && (q.state === 'open' || q.state === 'new'),
+    );
+  }
+
+  register(nodeId: string, handle: AskNodeHandle): void {
+    this.nodes.set(nodeId, handle);
+    void this.run(async () => {
+      if (!this.holding) return;
+      for (const q of [...this.questions.values()]) if (q.node === nodeId) await this.advance(q);
+      this.schedule();
+    });
+  }
+
+  /** The node stopped; `removed` (deleted): its questions are dropped without output. */
+  unregister(nodeId: string, removed: boolean): Promise<void> {
+    this.nodes.delete(nodeId);
+    if (!removed) return Promise.resolve();
+    return this.run(async () => {
+      if (!this.holding) return;
+      const gone = [...this.questions.values()].filter((q) => q.node === nodeId);
+      for (const q of gone) {
+        for (const s of q.sms) this.sending.get(s.reference)?.abort();
+        await this.remove(q);
+      }
+      if (gone.length > 0) this.deps.warn(`${gone.length} open question(s) of a deleted ask node dropped`);
+    });
+  }
+
+  /** Hands in a new question; resolves once it is durable. The holder starts it. */
+  async ask(q: Question): Promise<void> {
+    await this.deps.store.submit(q);
+    void this.run(() => this.readInbox());
+  }
+
+  async cancel(c: CancelRequest): Promise<void> {
+    await this.deps.store.requestCancel(c);
+    void this.run(() => this.readInbox());
+  }
+
+  /** Replies from the gateway, in order. Resolves once what they changed is durable; rejects when not the holder. */
+  take(replies: readonly Reply[]): Promise<void> {
+    return this.run(async () => {
+      if (!this.holding) throw new NotHolder('this instance does not hold the questions now');
+      for (const r of replies) await this.answer(r);
+      this.schedule();
+    }, true);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.run(async () => this.drop());
+    await this.deps.store.flush().catch(() => undefined);
+  }
+
+  /** Runs `work` after the changes before it; errors are logged (or, with `rethrow`, given to the caller). */
+  private run(work: () => Promise<void>, rethrow = false): Promise<void> {
+    const next = this.chain.then(work);
+    this.chain = next.catch((err: unknown) => {
+      if (err instanceof NotHolder) return this.drop();
+      this.deps.warn(`ask: ${err instanceof Error ? err.message : String(err)}`);
+    });
+    return rethrow ? next : this.chain;
+  }
+
+  private now(): number {
+    return this.clock.now();
+  }
+
+  private async takeOver(): Promise<void> {
+    if (this.closed) return;
+    const hold = this.deps.authority.current();
+    if (!hold) return;
+    if (this.hold && this.deps.authority.isCurrent(this.hold)) return;
+    this.drop();
+    const state = await this.deps.store.load();
+    if (!this.deps.authority.isCurrent(hold)) return;
+    this.hold = hold;
+    this.freed = recentlyFreed(state.freed, this.now());
+    for (const q of state.questions) this.questions.set(q.id, q);
+    if (this.deps.firstRead) {
+      // Not awaited here: the read hands its replies to take(), which runs after this.
+      this.readDone = false;
+      let timer: unknown;
+      void Promise.race([
+        this.deps.firstRead().catch(() => undefined),
+        new Promise<void>((resolve) => (timer = this.clock.setTimeout(resolve, FIRST_READ_WAIT_MS))),
+      ]).then(() => {
+        this.clock.clearTimeout(timer);
+        void this.run(async () => {
+          if (this.hold !== hold || !this.holding) return;
+          this.readDone = true;
+          for (const q of [...this.questions.values()]) await this.advance(q);
+          this.schedule();
+        });
+      });
+    }
+    // What this holder's predecessor planned may have gone out: each is looked up before it is sent again.
+    for (const q of this.questions.values())
+      for (const s of q.sms) if (s.state === 'planned') this.launch(q, s, true);
+    await this.readInbox();
+    for (const q of [...this.questions.values()]) await this.advance(q);
+    this.schedule();
+    this.changed();
+    const every = this.deps.inboxEveryMs ?? 0;
+    if (every > 0) {
+      const tick = (): void => {
+        this.inboxTimer = undefined;
+        if (!this.holding || this.closed) return;
+        void this.run(() => this.readInbox()).then(() => {
+          if (this.holding && !this.closed) this.inboxTimer = this.clock.setTimeout(tick, every);
+        });
+      };
+      this.inboxTimer = this.clock.setTimeout(tick, every);
+    }
+  }
+
+  /** Lost the hold (or closing): forget everything; whoever holds next loads it from the store. */
+  private drop(): void {
+    this.hold = undefined;
+    for (const c of this.sending.values()) c.abort();
+    this.sending.clear();
+    this.questions.clear();
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    if (this.inboxTimer !== undefined) this.clock.clearTimeout(this.inboxTimer);
+    this.timer = this.inboxTimer = undefined;
+    this.changed();
+  }
+
+  private heldOrThrow(): Hold {
+    if (!this.hold || !this.deps.authority.isCurrent(this.hold)) throw new NotHolder('the hold was lost');
+    return this.hold;
+  }
+
+  private async save(q: Question, taken = false): Promise<void> {
+    if (!(await this.deps.store.put(this.heldOrThrow(), q, taken))) throw new NotHolder('the hold was lost');
+  }
+
+  private async remove(q: Question): Promise<void> {
+    const at = this.now();
+    if (!(await this.deps.store.remove(this.heldOrThrow(), q, at))) throw new NotHolder('the hold was lost');
+    this.questions.delete(q.id);
+    if (q.code) this.freed = { ...recentlyFreed(this.freed, at), [q.code]: at };
+    this.nodes.get(q.node)?.changed();
+  }
+
+  /** New questions and cancellations handed in (by this or another instance). */
+  private async readInbox(): Promise<void> {
+    if (!this.holding) return;
+    const { questions, cancels } = await this.deps.store.inbox();
+    for (const q of questions) {
+      if (this.questions.has(q.id)) continue;
+      q.state = 'new';
+      this.questions.set(q.id, q);
+      await this.save(q, true);
+    }
+    for (const c of cancels.sort((a, b) => a.at - b.at)) {
+      await this.applyCancel(c);
+      await this.deps.store.cancelDone(this.heldOrThrow(), c.key);
+    }
+    for (const q of questions) {
+      const now = this.questions.get(q.id);
+      if (now && now.state === 'new') await this.advance(now);
+    }
+    this.schedule();
+  }
+
+  private plan(
+    q: Question,
+    kind: AskSms['kind'],
+    to: string,
+    text: string,
+    critical: boolean,
+    step?: number,
+  ): AskSms {
+    return {
+      kind,
+      ...(step !== undefined ? { step } : {}),
+      to,
+      text,
+      reference: createReference(this.deps.referenceLength ?? 10),
+      critical: critical || q.settings.priority === 'critical',
+      state: 'planned',
+      at: this.now(),
+    };
+  }
+
+  /** Moves a question on as far as it can go now. */
+  private async advance(q: Question): Promise<void> {
+    const node = this.nodes.get(q.node);
+    const now = this.now();
+    if (!node) {
+      // Its node is not running here: kept (its outputs need it) until long after it would have ended.
+      if (now > q.createdAt + totalSteps(q) * q.settings.waitMs + AWAY_MS) {
+        await this.remove(q);
+        this.deps.warn(
+          `ask: question ${q.id} dropped: its node has not run for ${AWAY_MS / 86_400_000} days`,
+        );
+      }
+      return;
+    }
+    if (q.state === 'new') await this.begin(q);
+    // A step that ended while no one held the questions waits for the first read: a reply may answer it.
+    if (q.state === 'open' && now >= q.stepAt + q.settings.waitMs && this.readDone) await this.nextStep(q);
+    if ((q.state === 'answered' || q.state === 'unanswered') && !q.emitted) {
+      node.output(q);
+      q.emitted = true;
+      await this.save(q);
+    }
+    if (isClosed(q) && (q.emitted || q.state === 'cancelled') && q.sms.every((s) => s.state !== 'planned'))
+      await this.remove(q);
+    node.changed();
+  }
+
+  private async begin(q: Question): Promise<void> {
+    const inUse = new Set(
+      [...this.questions.values()].flatMap((o) => (o.code && !isClosed(o) ? [o.code] : [])),
+    );
+    q.code = freeCode(inUse, this.freed, this.now());
+    q.state = 'open';
+    q.step = 0;
+    q.stepAt = this.now();
+    const first = q.settings.priority === 'critical';
+    const sms = this.plan(q, 'ask', q.numbers[0]!, stepText(q, 0, undefined), first, 0);
+    q.sms.push(sms);
+    await this.save(q);
+    this.launch(q, sms, false);
+  }
+
+  private async nextStep(q: Question): Promise<void> {
+    const now = this.now();
+    const steps = totalSteps(q);
+    if (q.step + 1 < steps) {
+      const step = q.step + 1;
+      const previous = q.numbers[stepIndex(q, q.step)];
+      const to = q.numbers[stepIndex(q, step)]!;
+      const sms = this.plan(q, 'ask', to, stepText(q, step, previous), q.settings.critical, step);
+      q.step = step;
+      q.stepAt = now;
+      q.sms.push(sms);
+      await this.save(q);
+      this.launch(q, sms, false);
+      return;
+    }
+    q.state = 'unanswered';
+    q.closedAt = now;
+    const last = q.keys[stepIndex(q, q.step)]!;
+    q.result = { answer: '', from: '', step: steps, afterMs: now - q.createdAt, jobId: lastJobId(q, last) };
+    await this.save(q);
+  }
+
+  private async answer(r: Reply): Promise<void> {
+    const key = this.deps.numberKey(r.from);
+    const m = matchReply(r, key, [...this.questions.values()]);
+    if ('none' in m) {
+      if (m.none === 'noCode')
+        this.deps.warn(`ask: a reply from ${r.from} names no code while ${m.open} questions are open for it`);
+      else if (m.none === 'otherJob')
+        this.deps.warn(
+          `ask: a reply from ${r.from} answers another message (JobId ${r.jobId}), not question ${m.question!.code}`,
+        );
+      else if (m.none === 'notAccepted')
+        this.deps.warn(
+          `ask: "${short(r.text)}" from ${r.from} is not an accepted answer to question ${m.question!.code}`,
+        );
+      return;
+    }
+    const q = m.question;
+    const now = this.now();
+    if (m.action === 'pass') {
+      // Only the number asked now can pass it on (an earlier one's "pass" came late: it went on already).
+      if (q.keys[stepIndex(q, q.step)] !== key) return;
+      await this.nextStep(q);
+      await this.advance(q);
+      return;
+    }
+    const at = q.keys.indexOf(key);
+    q.state = 'answered';
+    q.closedAt = now;
+    q.result = {
+      answer: m.answer,
+      from: q.numbers[at]!,
+      step: q.step + 1,
+      afterMs: now - q.createdAt,
+      jobId: m.jobId,
+    };
+    const tells: AskSms[] = [];
+    if (q.settings.tell !== 'none') {
+      const to = q.settings.tell === 'all' ? new Set(q.keys) : askedKeys(q);
+      to.delete(key);
+      const text = tellText(q, q.numbers[at]!, m.answer);
+      for (const k of to) tells.push(this.plan(q, 'tell', q.numbers[q.keys.indexOf(k)]!, text, false));
+    }
+    q.sms.push(...tells);
+    await this.save(q);
+    for (const s of tells) this.launch(q, s, false);
+    await this.advance(q);
+  }
+
+  private async applyCancel(c: CancelRequest): Promise<void> {
+    const hit = [...this.questions.values()].filter(
+      (q) =>
+        q.node === c.node &&
+        !isClosed(q) &&
+        q.createdAt <= c.at &&
+        (c.id !== undefined ? q.id === c.id : c.topic !== undefined && q.topic === c.topic),
+    );
+    for (const q of hit) {
+      const started = q.state === 'open';
+      q.state = 'cancelled';
+      q.closedAt = this.now();
+      const notes: AskSms[] = [];
+      if (started && q.settings.tellCancel) {
+        const text = cancelText(q);
+        for (const k of askedKeys(q))
+          notes.push(this.plan(q, 'cancel', q.numbers[q.keys.indexOf(k)]!, text, false));
+      }
+      q.sms.push(...notes);
+      await this.save(q);
+      for (const s of notes) this.launch(q, s, false);
+      await this.advance(q);
+    }
+  }
+
+  /** Sends a planned SMS (outside the chain: it may take long); its outcome is written when it comes. */
+  private launch(q: Question, sms: AskSms, resume: boolean): void {
+    if (this.sending.has(sms.reference)) return;
+    const controller = new AbortController();
+    this.sending.set(sms.reference, controller);
+    const id = q.id;
+    const settle = (jobId: number | undefined, err: unknown, ok: boolean): void => {
+      if (this.sending.get(sms.reference) === controller) this.sending.delete(sms.reference);
+      // Stopped (a lost hold, a close): it stays planned; the next holder looks it up.
+      if (controller.signal.aborted) return;
+      void this.run(() => this.settled(id, sms.reference, ok, jobId, err));
+    };
+    this.deps.send(q, sms, resume, controller.signal).then(
+      (jobId) => settle(jobId, undefined, true),
+      (err: unknown) => settle(undefined, err, false),
+    );
+  }
+
+  private async settled(
+    id: string,
+    reference: string,
+    ok: boolean,
+    jobId: number | undefined,
+    err: unknown,
+  ): Promise<void> {
+    const q = this.questions.get(id);
+    const sms = q?.sms.find((s) => s.reference === reference);
+    if (!q || !sms || !this.holding) return;
+    sms.state = ok ? 'sent' : 'failed';
+    if (ok && jobId !== undefined) sms.jobId = jobId;
+    if (!ok) sms.error = err instanceof Error ? err.message : String(err);
+    await this.save(q);
+    if (!ok) {
+      const node = this.nodes.get(q.node);
+      if (node) node.failed(q, sms, err);
+      else
+        this.deps.warn(`ask: the SMS to ${sms.to} of question ${q.code ?? q.id} was refused: ${sms.error}`);
+      // A step nobody got: the next number at once.
+      if (sms.kind === 'ask' && q.state === 'open' && sms.step === q.step) await this.nextStep(q);
+    }
+    await this.advance(q);
+    this.schedule();
+  }
+
+  /** One timer, for the earliest end of a step among the questions of running nodes. */
+  private schedule(): void {
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.holding || this.closed || !this.readDone) return;
+    let due = Infinity;
+    for (const q of this.questions.values())
+      if (q.state === 'open' && this.nodes.has(q.node)) due = Math.min(due, q.stepAt + q.settings.waitMs);
+    if (due === Infinity) return;
+    const ms = Math.max(0, Math.min(MAX_TIMER_MS, due - this.now()));
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      void this.run(async () => {
+        if (!this.holding) return;
+        for (const q of [...this.questions.values()]) if (q.state === 'open') await this.advance(q);
+        this.schedule();
+      });
+    }, ms);
+  }
+
+  private changed(): void {
+    for (const n of this.nodes.values()) n.changed();
+  }
+}
+
+const short = (text: string): string => (text.length > 40 ? `${text.slice(0, 37)}...` : text);
+
+/** A new question id (also in logs): 12 random hex characters. */
+export const newQuestionId = (): string => randomBytes(6).toString('hex');

@@ -1,0 +1,131 @@
+/**
+ * What an ask node keeps of each question (issue 20 §2): everything its steps need is copied in when it is asked,
+ * so a question goes on after a restart, on another instance, or after its node was redeployed with other settings.
+ * Plain JSON: it is written to a state file or to Redis as it is.
+ */
+
+/** Who hears who answered: nobody, the numbers asked before (who did not answer), or everyone on the list. */
+export type Tell = 'none' | 'asked' | 'all';
+
+/**
+ * new: accepted, not started (no code yet); open: waiting for an answer; answered / unanswered: closed, output
+ * 1 / 2 owed until `emitted`; cancelled: closed without output.
+ */
+export type QuestionState = 'new' | 'open' | 'answered' | 'unanswered' | 'cancelled';
+
+/** The texts of the messages an ask sends, placeholders in braces (texts.ts); none is blank here. */
+export interface AskTexts {
+  /** Added to every question: how to answer. */
+  hint: string;
+  /** Put before the question from the second step on. */
+  passed: string;
+  /** To the others once someone answered. */
+  tell: string;
+  /** To the numbers asked when the question is cancelled. */
+  cancel: string;
+}
+
+/** The settings of the node and of the msg that asked, as they were when it was asked. */
+export interface AskSettings {
+  waitMs: number;
+  rounds: number;
+  /** Answers that acknowledge, lower case; empty: any reply acknowledges. */
+  ack: string[];
+  /** Answers that pass the question on to the next number at once, lower case. */
+  pass: string[];
+  tell: Tell;
+  tellCancel: boolean;
+  /** Steps after the first go out as critical (the spending guard's reserve). */
+  critical: boolean;
+  /** msg.priority of the msg that asked: "critical" makes every message of the question critical. */
+  priority?: 'critical' | undefined;
+  smsType: string;
+  sender: string;
+  caption: string;
+  texts: AskTexts;
+}
+
+/** One SMS of a question: a step, a note to the others, or a cancellation. */
+export interface AskSms {
+  kind: 'ask' | 'tell' | 'cancel';
+  /** The step (0-based) of an `ask`. */
+  step?: number | undefined;
+  /** The number as it is sent. */
+  to: string;
+  text: string;
+  /** In its Caption: after a crash the message is looked up by it before it is sent again. */
+  reference: string;
+  critical: boolean;
+  /** planned: written down, maybe sent (a crash); sent: the gateway took it; failed: refused for good. */
+  state: 'planned' | 'sent' | 'failed';
+  /** Date.now() when it was planned. */
+  at: number;
+  jobId?: number | undefined;
+  error?: string | undefined;
+}
+
+/** msg.ask of the outputs. */
+export interface AskResult {
+  /** The accepted answer (the listed word, or the reply's text when any reply acknowledges); '' unanswered. */
+  answer: string;
+  /** The number that answered, as it was asked; '' unanswered. */
+  from: string;
+  /** The step answered in (1 = the first number); the last step when unanswered. */
+  step: number;
+  /** Milliseconds from the question to the answer (or to the end of the last step). */
+  afterMs: number;
+  /** The JobId of the message answered (or of the last step's message). */
+  jobId: number | undefined;
+}
+
+export interface Question {
+  id: string;
+  /** The ask node: its outputs get the result. */
+  node: string;
+  topic?: string | undefined;
+  /** Its short code, unique among the open questions of the gateway configuration (codes.ts). */
+  code?: string | undefined;
+  question: string;
+  /** The on-call list as it is sent (checked and made international by the client) and as compared (numbers.ts). */
+  numbers: string[];
+  keys: string[];
+  settings: AskSettings;
+  /** The msg that asked, JSON-safe (Dates as { $date }). */
+  msg: Record<string, unknown>;
+  createdAt: number;
+  state: QuestionState;
+  /** The current step, 0-based; -1 before the first. */
+  step: number;
+  /** When the current step began (its wait ends at stepAt + waitMs). */
+  stepAt: number;
+  sms: AskSms[];
+  result?: AskResult | undefined;
+  /** Output 1 or 2 was sent. */
+  emitted?: boolean | undefined;
+  closedAt?: number | undefined;
+}
+
+/** A request to close open questions without output: by id, or all of a node with a topic. */
+export interface CancelRequest {
+  key: string;
+  node: string;
+  id?: string | undefined;
+  topic?: string | undefined;
+  /** Questions asked after it are not cancelled by it. */
+  at: number;
+}
+
+export const totalSteps = (q: Question): number => q.numbers.length * Math.max(1, q.settings.rounds);
+
+/** The number index of a step (the list again from the top in each round). */
+export const stepIndex = (q: Question, step: number): number => step % q.numbers.length;
+
+export const isClosed = (q: Question): boolean =>
+  q.state === 'answered' || q.state === 'unanswered' || q.state === 'cancelled';
+
+/** The keys of the numbers this question was (maybe) sent to: a reply from them may answer it. */
+export function askedKeys(q: Question): Set<string> {
+  const out = new Set<string>();
+  for (const s of q.sms) if (s.kind === 'ask' && s.step !== undefined) out.add(q.keys[stepIndex(q, s.step)]!);
+  return out;
+}
