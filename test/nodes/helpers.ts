@@ -18,6 +18,7 @@ import smsgwInbound from '../../src/nodes/smsgw-inbound';
 import smsgwDlr from '../../src/nodes/smsgw-dlr';
 import smsgwHlrResults from '../../src/nodes/smsgw-hlr-results';
 import smsgwBudget from '../../src/nodes/smsgw-budget';
+import smsgwAsk from '../../src/nodes/smsgw-ask';
 
 helper.init(require.resolve('node-red'));
 
@@ -78,6 +79,7 @@ export const ALL_NODES = (
     ['smsgw-dlr', smsgwDlr],
     ['smsgw-hlr-results', smsgwHlrResults],
     ['smsgw-budget', smsgwBudget],
+    ['smsgw-ask', smsgwAsk],
   ] as const
 ).map(([set, mod]) => withCatalogues(set, mod));
 

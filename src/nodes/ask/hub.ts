@@ -1,0 +1,293 @@
+/**
+ * One ask hub per gateway configuration (issue 20 §2): the open questions of every ask node using it, so a code
+ * is unique across them and a reply answers one question, whichever node asked. It is one listener of the config
+ * node's reader of inbound messages, asks the reader to read while questions are open, and sends through the send
+ * path of the send SMS node (reference in the Caption, outbox, flow control, checks). Built with its first ask
+ * node, closed with its last one.
+ *
+ * With "Coordinate instances through Redis" the questions live in Redis and the instance holding the lease of the
+ * inbound reader acts on them (it is the one the replies reach); the others hand questions and cancellations in.
+ */
+import type { NodeAPI } from 'node-red';
+import { findOperation } from '../../catalogue';
+import type { Lease } from '../../coordination/lease';
+import { GatewayError } from '../../errors';
+import { coerceParams } from '../common/operations';
+import type { SmsgwConfigNode } from '../config/types';
+import { sendOutcome } from '../send/results';
+import { sendMessage } from '../send/send-path';
+import { AskEngine, type AskNodeHandle, type Authority } from './engine';
+import { numberKey } from './numbers';
+import type { AskSms, CancelRequest, Question } from './question';
+import type { ReplySource, ReplySubscription } from './replies';
+import { FileAskStore, type AskStore, type Hold } from './store';
+import { RedisAskStore } from './store-redis';
+
+/** The kind whose lease the inbound reader holds: the ask hub acts where the replies are read. */
+export const INBOUND_LEASE = 'smsgw-inbound';
+/** How often a holder looks for questions another instance handed in. */
+export const INBOX_EVERY_MS = 1000;
+/** Outcomes of outbox entries nobody waited for are kept this long for a step that looks for them. */
+const RESTORED_KEEP_MS = 10 * 60_000;
+
+export interface AskNodeBinding extends AskNodeHandle {
+  /** How often replies are read while its questions are open. */
+  intervalMs: number;
+}
+
+const SEND_SMS = findOperation('send', 'SendSMS')!;
+
+class LocalAuthority implements Authority {
+  private readonly hold: Hold = { token: 'local', generation: 1 };
+  current(): Hold {
+    return this.hold;
+  }
+  isCurrent(): boolean {
+    return true;
+  }
+  onAcquired(): void {}
+  onLost(): void {}
+}
+
+class LeaseAuthority implements Authority {
+  constructor(private readonly lease: Lease) {}
+  current(): Hold | undefined {
+    return this.lease.current();
+  }
+  isCurrent(hold: Hold): boolean {
+    return this.lease.isCurrent(hold);
+  }
+  onAcquired(listener: () => void): void {
+    this.lease.on('acquired', listener);
+  }
+  onLost(listener: () => void): void {
+    this.lease.on('lost', listener);
+  }
+}
+
+const hubs = new WeakMap<SmsgwConfigNode, AskHub>();
+
+export class AskHub {
+  readonly engine: AskEngine;
+  /** The outbox's origin of this hub's messages: outcomes after a restart come back to it. */
+  readonly origin: string;
+  readonly coordinated: boolean;
+  private readonly store: AskStore;
+  private readonly nodes = new Map<string, AskNodeBinding>();
+  private subscription: ReplySubscription | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private readonly restored = new Map<string, { result?: unknown; error?: unknown; until: number }>();
+  private readonly waiters = new Map<string, (o: { result?: unknown; error?: unknown }) => void>();
+  private readonly unsubscribeRestored: (() => void) | undefined;
+  private closing: Promise<void> | undefined;
+  private lastPollError: string | undefined;
+
+  private constructor(
+    private readonly RED: NodeAPI,
+    private readonly config: SmsgwConfigNode,
+    private readonly replies: ReplySource | undefined,
+  ) {
+    this.origin = `smsgw-ask:${config.id}`;
+    const coordination = config.coordination;
+    this.coordinated = coordination !== undefined;
+    let authority: Authority = new LocalAuthority();
+    const lease = coordination?.lease(INBOUND_LEASE);
+    if (coordination && coordination.link && lease) {
+      this.store = new RedisAskStore(coordination.link, lease.key, coordination.key('smsgw-ask'));
+      authority = new LeaseAuthority(lease);
+    } else {
+      const userDir = (RED.settings as unknown as Record<string, unknown>).userDir as string | undefined;
+      this.store = new FileAskStore(userDir, config.id);
+    }
+    this.engine = new AskEngine({
+      store: this.store,
+      authority,
+      send: (q, sms, resume, signal) => this.send(q, sms, resume, signal),
+      numberKey: (text) => numberKey(text, this.country()),
+      warn: (text) => config.warn(text),
+      firstRead: () => this.subscription?.pollNow() ?? Promise.resolve(),
+      inboxEveryMs: this.coordinated ? INBOX_EVERY_MS : 0,
+      referenceLength: config.reliability?.referenceOptions?.length ?? 10,
+    });
+    this.unsubscribeRestored = config.reliability?.subscribeRestored(
+      this.origin,
+      ({ entry, result, error }) => {
+        const waiter = this.waiters.get(entry.reference);
+        if (waiter) return waiter({ result, error });
+        const now = Date.now();
+        for (const [ref, o] of this.restored) if (o.until < now) this.restored.delete(ref);
+        this.restored.set(entry.reference, { result, error, until: now + RESTORED_KEEP_MS });
+      },
+    );
+    if (replies) {
+      this.subscription = replies({
+        id: this.origin,
+        take: (list) => this.engine.take(list),
+      });
+    }
+  }
+
+  /** The hub of a configuration, built on first use. */
+  static of(RED: NodeAPI, config: SmsgwConfigNode, replies: ReplySource | undefined): AskHub {
+    let hub = hubs.get(config);
+    if (!hub || hub.closing) {
+      hub = new AskHub(RED, config, replies);
+      hubs.set(config, hub);
+      // A coordination that cannot work (a setting, the package) keeps it idle: inputs are refused with why.
+      if (!config.coordination?.error) void hub.engine.start();
+    }
+    return hub;
+  }
+
+  /** Why questions cannot be kept or answered here, or undefined. */
+  problem(): string | undefined {
+    if (!this.replies) return 'this gateway configuration cannot read inbound messages';
+    const c = this.config.coordination;
+    if (c) return c.problem();
+    return undefined;
+  }
+
+  get holding(): boolean {
+    return this.engine.holding;
+  }
+
+  /** The last read of replies failed: why (for the status), until one succeeds. */
+  get pollError(): string | undefined {
+    return this.lastPollError;
+  }
+
+  register(nodeId: string, binding: AskNodeBinding): void {
+    this.nodes.set(nodeId, binding);
+    this.engine.register(nodeId, {
+      output: (q) => binding.output(q),
+      failed: (q, sms, err) => binding.failed(q, sms, err),
+      changed: () => {
+        binding.changed();
+        this.schedulePoll();
+      },
+    });
+  }
+
+  /** The node stopped; the last one closes the hub (`removed`: deleted, its questions go). */
+  async unregister(nodeId: string, removed: boolean): Promise<void> {
+    this.nodes.delete(nodeId);
+    await this.engine.unregister(nodeId, removed);
+    if (this.nodes.size > 0) return;
+    this.closing ??= this.close(removed);
+    await this.closing;
+  }
+
+  ask(q: Question): Promise<void> {
+    return this.engine.ask(q);
+  }
+
+  cancel(c: CancelRequest): Promise<void> {
+    return this.engine.cancel(c);
+  }
+
+  private country(): Parameters<typeof numberKey>[1] {
+    try {
+      return this.config.getClient().recipientRules?.defaultCountry;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Reads replies at the shortest interval of the nodes while questions are open here. */
+  private schedulePoll(): void {
+    if (this.pollTimer || !this.subscription || this.closing) return;
+    if (!this.engine.holding || this.engine.open().length === 0) return;
+    const every = Math.min(...[...this.nodes.values()].map((n) => n.intervalMs));
+    this.pollTimer = setTimeout(
+      () => {
+        this.pollTimer = undefined;
+        if (!this.subscription || this.closing) return;
+        void this.subscription
+          .pollNow()
+          .then(
+            () => {
+              this.lastPollError = undefined;
+            },
+            (err: unknown) => {
+              this.lastPollError = err instanceof Error ? err.message : String(err);
+              for (const n of this.nodes.values()) n.changed();
+            },
+          )
+          .finally(() => this.schedulePoll());
+      },
+      Math.max(200, every),
+    );
+  }
+
+  /** One SMS of a question through the send path of the send SMS node. */
+  private async send(
+    q: Question,
+    sms: AskSms,
+    resume: boolean,
+    signal: AbortSignal,
+  ): Promise<number | undefined> {
+    if (resume) {
+      const known = this.restored.get(sms.reference);
+      if (known) return outcome(known);
+      const box = await this.config.reliability?.outbox();
+      // Still in the outbox (accepted before the stop): it goes from there; its outcome comes back here.
+      if (box?.list().some((e) => e.reference === sms.reference))
+        return outcome(await this.waitRestored(sms.reference, signal));
+    }
+    const params = coerceParams(SEND_SMS, {
+      Caption: q.settings.caption,
+      Sender: q.settings.sender,
+      Recipient: [sms.to],
+      SMSText: sms.text,
+      SmsTyp: q.settings.smsType || 'Standard',
+      SendDate: null,
+    });
+    const sent = await sendMessage(this.config, SEND_SMS, params, signal, {
+      origin: this.origin,
+      reference: sms.reference,
+      ...(resume ? { lookupFirst: { since: sms.at } } : {}),
+    });
+    return jobIdOf(sendOutcome(sent.value).JobId);
+  }
+
+  private waitRestored(
+    reference: string,
+    signal: AbortSignal,
+  ): Promise<{ result?: unknown; error?: unknown }> {
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.waiters.delete(reference);
+        reject(
+          new GatewayError('CONFIG', 'stopped while the message waits in the outbox', { ambiguous: true }),
+        );
+      };
+      this.waiters.set(reference, (o) => {
+        this.waiters.delete(reference);
+        signal.removeEventListener('abort', onAbort);
+        resolve(o);
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private async close(removed: boolean): Promise<void> {
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
+    this.unsubscribeRestored?.();
+    await this.engine.close();
+    await this.subscription?.close(removed).catch(() => undefined);
+    this.subscription = undefined;
+    if (this.coordinated) await this.config.coordination?.releaseLease(INBOUND_LEASE);
+    if (hubs.get(this.config) === this) hubs.delete(this.config);
+  }
+}
+
+function outcome(o: { result?: unknown; error?: unknown }): number | undefined {
+  if (o.error !== undefined) throw o.error;
+  return jobIdOf(sendOutcome(o.result).JobId);
+}
+
+function jobIdOf(v: unknown): number | undefined {
+  const n = Number(v);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+}

@@ -1,0 +1,362 @@
+/**
+ * smsgw-ask: asks an on-call list by SMS and waits for a reply (issue 20 §2).
+ * In: the question (msg.payload by default) and the on-call list (a typedInput: numbers as the send SMS node takes
+ * them). `msg.ask.cancel` (true with msg.topic or msg.ask.id, or the ask id itself) closes open questions instead.
+ * Out 1 (answered): the msg that asked, with msg.ask = { answer, from, step, afterMs, jobId, id, code }.
+ * Out 2 (unanswered after the last step): the same, answer and from empty.
+ * The questions of every ask node of a gateway configuration live in its hub (ask/hub.ts): codes, replies, steps,
+ * restarts and Redis coordination are handled there; this file reads the node's settings and the msg.
+ */
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
+import { GatewayError } from '../errors';
+import { newQuestionId } from './ask/engine';
+import { AskHub } from './ask/hub';
+import { interimReplies } from './ask/interim-reader';
+import { numberKey } from './ask/numbers';
+import type { AskSettings, Question, Tell } from './ask/question';
+import { resolveTexts, stepText, tellText, cancelText } from './ask/texts';
+import { NodeGatewayError, statusTextOf, toGatewayError } from './common/errors';
+import { fieldOf, toRecipients, toText } from './common/props';
+import { failed, idle, sharedKey, warn } from './common/status';
+import { attachConfig, requireConfig } from './config/config';
+import { decodePending, encodePending } from './polling/poll-node';
+import { messageText } from './send/send-path';
+
+interface AskDef extends NodeDef {
+  gateway: string;
+  question?: string;
+  questionType?: string;
+  numbers?: string;
+  numbersType?: string;
+  wait?: number | string;
+  waitUnit?: string;
+  rounds?: number | string;
+  ack?: string;
+  pass?: string;
+  tell?: string;
+  tellCancel?: boolean | string;
+  critical?: boolean | string;
+  smsType?: string;
+  sender?: string;
+  senderType?: string;
+  caption?: string;
+  captionType?: string;
+  hint?: string;
+  passedText?: string;
+  tellText?: string;
+  cancelText?: string;
+  interval?: number | string;
+  [field: string]: unknown;
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, min: 60_000, h: 3_600_000 };
+/** Defaults of the dialog, for a node written by hand or imported without them. */
+export const DEFAULTS = {
+  waitMinutes: 5,
+  rounds: 1,
+  intervalS: 30,
+} as const;
+/** The msg kept with a question (for outputs after a restart) is at most this big; beyond, payload and topic. */
+const MAX_KEPT_MSG = 64 * 1024;
+
+/** The typedInput fields' defaults (the dialog's): name, value, type. */
+const TYPED_DEFAULTS: readonly (readonly [string, string, string])[] = [
+  ['question', 'payload', 'msg'],
+  ['numbers', '', 'str'],
+  ['sender', '', 'str'],
+  ['caption', 'topic', 'msg'],
+];
+
+const isTrue = (v: unknown): boolean => v === true || v === 'true';
+
+/** A list setting ("1, ok; yes") as lower-case words. */
+export const answerList = (text: unknown): string[] =>
+  String(text ?? '')
+    .split(/[,;\s]+/)
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '');
+
+function positive(value: unknown, fallback: number, name: string, integer = false): number {
+  if (value === undefined || value === null || String(value).trim() === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
+    throw new GatewayError(
+      'CONFIG',
+      `${name} must be a positive ${integer ? 'whole ' : ''}number, got "${String(value)}"`,
+    );
+  return n;
+}
+
+/** The node's settings that do not depend on the msg (checked at deploy; a bad one fails every msg). */
+export function nodeSettings(
+  def: AskDef,
+): Omit<AskSettings, 'priority' | 'sender' | 'caption'> & { intervalMs: number } {
+  const unit = UNIT_MS[def.waitUnit ?? 'min'] ?? UNIT_MS.min!;
+  const wait =
+    def.wait === undefined || String(def.wait).trim() === ''
+      ? DEFAULTS.waitMinutes * 60_000
+      : positive(def.wait, DEFAULTS.waitMinutes, 'the wait per step') * unit;
+  const ack = answerList(def.ack);
+  const pass = answerList(def.pass);
+  const overlap = pass.find((p) => ack.includes(p));
+  if (overlap !== undefined)
+    throw new GatewayError('CONFIG', `"${overlap}" is both an acknowledging and a pass-on answer`);
+  if (pass.length > 0 && ack.length === 0)
+    throw new GatewayError(
+      'CONFIG',
+      'pass-on answers need acknowledging answers too (else any reply acknowledges)',
+    );
+  const tell: Tell = def.tell === 'asked' || def.tell === 'all' ? def.tell : 'none';
+  return {
+    waitMs: Math.round(wait),
+    rounds: positive(def.rounds, DEFAULTS.rounds, 'rounds', true),
+    ack,
+    pass,
+    tell,
+    tellCancel: isTrue(def.tellCancel),
+    critical: isTrue(def.critical),
+    smsType: typeof def.smsType === 'string' && def.smsType !== '' ? def.smsType : 'Standard',
+    texts: resolveTexts(
+      { hint: def.hint, passed: def.passedText, tell: def.tellText, cancel: def.cancelText },
+      ack,
+      pass,
+    ),
+    intervalMs: positive(def.interval, DEFAULTS.intervalS, 'the reply check interval') * 1000,
+  };
+}
+
+/** The msg as kept with its question: JSON-safe; a msg that cannot be kept whole keeps payload and topic. */
+function keptMsg(msg: NodeMessage): { kept: Record<string, unknown>; whole: boolean } {
+  try {
+    const [kept] = encodePending([msg]) as [Record<string, unknown>];
+    if (JSON.stringify(kept).length <= MAX_KEPT_MSG) return { kept, whole: true };
+  } catch {
+    // circular or otherwise not JSON: below
+  }
+  const [kept] = encodePending([
+    { payload: (msg as Record<string, unknown>).payload, topic: msg.topic } as NodeMessage,
+  ]) as [Record<string, unknown>];
+  return { kept: JSON.stringify(kept).length <= MAX_KEPT_MSG ? kept : { topic: msg.topic }, whole: false };
+}
+
+/** msg.ask.cancel: undefined (not a cancellation), or what it names. */
+function cancelOf(msg: NodeMessage): { id?: string; topic?: string } | 'bad' | undefined {
+  const ask = (msg as Record<string, unknown>).ask;
+  if (typeof ask !== 'object' || ask === null) return undefined;
+  const cancel = (ask as Record<string, unknown>).cancel;
+  if (cancel === undefined || cancel === null || cancel === false) return undefined;
+  if (typeof cancel === 'string' && cancel.trim() !== '') return { id: cancel.trim() };
+  const id = (ask as Record<string, unknown>).id;
+  if (typeof id === 'string' && id !== '') return { id };
+  if (typeof msg.topic === 'string' && msg.topic !== '') return { topic: msg.topic };
+  return 'bad';
+}
+
+export default (RED: NodeAPI): void => {
+  function SmsgwAsk(this: Node, def: AskDef): void {
+    RED.nodes.createNode(this, def);
+    start(this, def);
+  }
+
+  function start(node: Node, def: AskDef): void {
+    const config = attachConfig(RED, node, def.gateway);
+    let settings: ReturnType<typeof nodeSettings> | undefined;
+    let settingsError: GatewayError | undefined;
+    try {
+      settings = nodeSettings(def);
+    } catch (e) {
+      settingsError = toGatewayError(e);
+      node.error(settingsError.message);
+    }
+    // A node written by hand or imported without a field takes the dialog's default.
+    const d: Record<string, unknown> = { ...def };
+    for (const [name, value, type] of TYPED_DEFAULTS)
+      if (d[name] === undefined) {
+        d[name] = value;
+        d[`${name}Type`] = type;
+      }
+    /** The msgs that asked, while their questions are open here (an output after a restart uses the kept copy). */
+    const originals = new Map<string, NodeMessage>();
+    const hub = config ? AskHub.of(RED, config, interimReplies(config)) : undefined;
+    let shown: NodeStatus | undefined;
+
+    const status = (): void => {
+      if (!hub) return;
+      const s = statusOf();
+      if (shown && s.fill === shown.fill && s.shape === shown.shape && s.text === shown.text) return;
+      shown = s;
+      node.status(s);
+    };
+    const statusOf = (): NodeStatus => {
+      if (settingsError) return failed(statusTextOf(settingsError));
+      const problem = hub!.problem();
+      if (problem) return failed(RED._(sharedKey('status.redisDown'), { message: problem.split('\n')[0]! }));
+      if (hub!.coordinated && !hub!.holding) return idle(RED._('smsgw-ask.status.standby'));
+      const open = hub!.engine.open(node.id);
+      if (hub!.pollError && open.length > 0)
+        return failed(
+          RED._('smsgw-ask.status.readFailed', { message: hub!.pollError.split('\n')[0]!.slice(0, 40) }),
+        );
+      if (open.length === 0) return idle(RED._('smsgw-ask.status.none'));
+      if (open.length === 1) {
+        const q = open[0]!;
+        return warn(
+          RED._('smsgw-ask.status.one', {
+            code: q.code ?? '-',
+            step: Math.max(1, q.step + 1),
+            steps: q.numbers.length * q.settings.rounds,
+            to: q.numbers[Math.max(0, q.step) % q.numbers.length]!,
+          }),
+        );
+      }
+      const codes = open.map((q) => q.code ?? '-').join(', ');
+      return warn(
+        RED._('smsgw-ask.status.many', {
+          count: open.length,
+          codes: codes.length > 30 ? `${codes.slice(0, 29)}…` : codes,
+        }),
+      );
+    };
+
+    const resultMsg = (q: Question): NodeMessage => {
+      const msg = originals.get(q.id) ?? (decodePending([q.msg])[0] as NodeMessage);
+      originals.delete(q.id);
+      (msg as Record<string, unknown>).ask = { ...q.result, id: q.id, code: q.code };
+      return msg;
+    };
+
+    hub?.register(node.id, {
+      intervalMs: settings?.intervalMs ?? DEFAULTS.intervalS * 1000,
+      output: (q) => {
+        const msg = resultMsg(q);
+        node.send(q.state === 'answered' ? [msg, null] : [null, msg]);
+      },
+      failed: (q, sms, err) => {
+        const msg = RED.util.cloneMessage(originals.get(q.id) ?? (decodePending([q.msg])[0] as NodeMessage));
+        (msg as Record<string, unknown>).ask = {
+          id: q.id,
+          code: q.code,
+          step: (sms.step ?? q.step) + 1,
+          to: sms.to,
+          kind: sms.kind,
+        };
+        node.error(new NodeGatewayError(toGatewayError(err)), msg);
+      },
+      changed: status,
+    });
+    status();
+
+    node.on('input', (msg: NodeMessageInFlow, _send, done) => {
+      handle(msg).then(
+        () => {
+          status();
+          done();
+        },
+        (err: unknown) => done(new NodeGatewayError(toGatewayError(err))),
+      );
+    });
+
+    const handle = async (msg: NodeMessageInFlow): Promise<void> => {
+      const cfg = requireConfig(config);
+      if (settingsError) throw settingsError;
+      const problem = hub!.problem();
+      if (problem) throw new GatewayError('CONFIG', `questions cannot be kept or answered now: ${problem}`);
+      const cancel = cancelOf(msg);
+      if (cancel === 'bad')
+        throw new GatewayError(
+          'VALIDATION',
+          'msg.ask.cancel needs msg.topic or msg.ask.id to name the question(s)',
+        );
+      if (cancel) {
+        await hub!.cancel({ key: newQuestionId(), node: node.id, ...cancel, at: Date.now() });
+        return;
+      }
+      const s = settings!;
+      const get = (name: string, msgProp?: string): Promise<unknown> =>
+        fieldOf(RED, node, d, msg, name, msgProp);
+      const question = messageText(await get('question'), 'SendSMS').trim();
+      if (question === '') throw new GatewayError('VALIDATION', 'no question: the text is empty');
+      const list = toRecipients(await get('numbers'));
+      if (list.length === 0) throw new GatewayError('VALIDATION', 'no number on the on-call list');
+      const caption = toText(await get('caption')) ?? '';
+      const sender = toText(await get('sender')) ?? '';
+      const priority = (msg as Record<string, unknown>).priority;
+      const askSettings: AskSettings = {
+        ...s,
+        caption,
+        sender,
+        ...(typeof priority === 'string' && priority.trim().toLowerCase() === 'critical'
+          ? { priority: 'critical' as const }
+          : {}),
+      };
+      const client = cfg.getClient();
+      // Each number and the longest texts checked now, as the send would: a bad one is refused before any is sent.
+      const now = Date.now();
+      const draft: Question = {
+        id: newQuestionId(),
+        node: node.id,
+        topic: typeof msg.topic === 'string' ? msg.topic : undefined,
+        code: 'zz',
+        question,
+        numbers: list,
+        keys: [],
+        settings: askSettings,
+        msg: {},
+        createdAt: now,
+        state: 'new',
+        step: -1,
+        stepAt: now,
+        sms: [],
+      };
+      const longest = list.reduce((a, b) => (b.length > a.length ? b : a), '');
+      const texts = [stepText(draft, 0, undefined)];
+      if (list.length * s.rounds > 1) texts.push(stepText(draft, 1, longest));
+      if (s.tell !== 'none') texts.push(tellText(draft, longest, s.ack[0] ?? question));
+      if (s.tellCancel) texts.push(cancelText(draft));
+      const numbers = list.map((n) => {
+        let sent = n;
+        for (const SMSText of texts) {
+          const v = client.checkParams('send', 'SendSMS', {
+            Caption: caption,
+            Sender: sender,
+            Recipient: [n],
+            SMSText,
+            SmsTyp: s.smsType,
+            SendDate: null,
+          });
+          const r = (v.Recipient as unknown[] | undefined)?.[0];
+          if (typeof r === 'string') sent = r;
+        }
+        return sent;
+      });
+      const country = client.recipientRules?.defaultCountry;
+      const { kept, whole } = keptMsg(msg);
+      if (!whole) node.warn(RED._('smsgw-ask.errors.msgNotKept', { max: MAX_KEPT_MSG / 1024 }));
+      const q: Question = {
+        ...draft,
+        code: undefined,
+        numbers,
+        keys: numbers.map((n) => numberKey(n, country)),
+        msg: kept,
+      };
+      originals.set(q.id, msg);
+      try {
+        await hub!.ask(q);
+      } catch (e) {
+        originals.delete(q.id);
+        throw e;
+      }
+    };
+
+    node.on('close', (removed: boolean, done: () => void) => {
+      void (hub ? hub.unregister(node.id, removed) : Promise.resolve())
+        .catch(() => undefined)
+        .then(() => {
+          node.status({});
+          done();
+        });
+    });
+  }
+
+  RED.nodes.registerType('smsgw-ask', SmsgwAsk);
+};

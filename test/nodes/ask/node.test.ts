@@ -1,0 +1,178 @@
+/**
+ * The ask node in Node-RED (node-red-node-test-helper) against the emulator: questions go out through the send
+ * path, replies come in as a phone in the emulator's console sends them (control API, with the JobId of the
+ * newest message to that number), steps of a second.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import {
+  collect,
+  flowWith,
+  helper,
+  loadFlow,
+  send,
+  sleep,
+  startEnv,
+  statuses,
+  stopEnv,
+  waitFor,
+  type EmulatedJob,
+  type Env,
+  type FlowNode,
+} from '../helpers';
+
+const A = '+491701110001';
+const B = '+491701110002';
+const STRANGER = '+491709999999';
+
+function asker(extra: Record<string, unknown> = {}): FlowNode {
+  return {
+    id: 'ask',
+    type: 'smsgw-ask',
+    gateway: 'cfg',
+    question: 'payload',
+    questionType: 'msg',
+    numbers: `${A}, ${B}`,
+    numbersType: 'str',
+    wait: 1,
+    waitUnit: 's',
+    rounds: 1,
+    ack: '1',
+    pass: '2',
+    tell: 'none',
+    interval: 0.2,
+    wires: [['out'], ['out2']],
+    ...extra,
+  };
+}
+
+function jobs(env: Env): EmulatedJob[] {
+  const snap = env.emu.control.snapshot() as { accounts: { jobs: EmulatedJob[] }[] };
+  return snap.accounts.flatMap((a) => a.jobs);
+}
+const jobsTo = (env: Env, n: string): EmulatedJob[] => jobs(env).filter((j) => j.recipients.includes(n));
+
+/** A reply as the console's phone sends it: with the JobId of the newest message to that number. */
+function reply(env: Env, from: string, text: string): void {
+  const last = jobsTo(env, from).sort((a, b) => b.id - a.id)[0];
+  env.emu.control.injectInbound({ from, text, ...(last ? { jobId: last.id } : {}) });
+}
+
+describe('smsgw-ask node (issue 20 §2)', function () {
+  this.timeout(30_000);
+  let env: Env;
+  beforeEach(async () => {
+    env = await startEnv();
+  });
+  afterEach(async () => {
+    await stopEnv(env);
+  });
+
+  it('asks the first number; its reply "1" gives output 1 once with msg.ask, the msg kept, nobody else asked', async () => {
+    await loadFlow(flowWith(env.emu.url, [asker({ wait: 3 })]));
+    const out = collect('out');
+    const out2 = collect('out2');
+    send('ask', { payload: 'Freezer too warm: -9 C', topic: 'freezer', reading: -9 });
+    await waitFor(() => jobsTo(env, A).length === 1);
+    const job = jobsTo(env, A)[0]!;
+    assert.equal(job.text, 'Freezer too warm: -9 C\nReply 1a to acknowledge, 2a to pass on.');
+    assert.match(job.caption, /^freezer #[a-z0-9]{10}$/, `the reference in the caption: ${job.caption}`);
+    // (the helper loads no message catalogues: texts are keys here; test/nodes/i18n.test.ts checks them)
+    await waitFor(() =>
+      statuses('ask').some((s) => s.text === 'smsgw-ask.status.one' && s.fill === 'yellow'),
+    );
+    reply(env, A, '1');
+    await waitFor(() => out.messages.length === 1);
+    const msg = out.messages[0]!;
+    assert.equal(msg.payload, 'Freezer too warm: -9 C');
+    assert.equal(msg.reading, -9);
+    const ask = msg.ask as Record<string, unknown>;
+    assert.equal(ask.answer, '1');
+    assert.equal(ask.from, A);
+    assert.equal(ask.step, 1);
+    assert.equal(ask.jobId, job.id);
+    assert.equal(ask.code, 'a');
+    assert.ok(typeof ask.afterMs === 'number' && ask.afterMs > 0 && ask.afterMs < 3000);
+    await sleep(3500);
+    assert.equal(out.messages.length, 1);
+    assert.equal(out2.messages.length, 0);
+    assert.equal(jobsTo(env, B).length, 0, 'no SMS to the second number');
+  });
+
+  it('nobody replies: the second number gets it once, then output 2 once; a stranger answers nothing', async () => {
+    await loadFlow(flowWith(env.emu.url, [asker()]));
+    const out = collect('out');
+    const out2 = collect('out2');
+    send('ask', { payload: 'Pump stopped', topic: 'pump' });
+    await waitFor(() => jobsTo(env, A).length === 1);
+    env.emu.control.injectInbound({ from: STRANGER, text: '1' });
+    await waitFor(() => out2.messages.length === 1, 8000);
+    assert.equal(jobsTo(env, B).length, 1);
+    assert.match(jobsTo(env, B)[0]!.text, new RegExp(`^Passed on, no reply from \\${A}: Pump stopped\n`));
+    const ask = out2.messages[0]!.ask as Record<string, unknown>;
+    assert.deepEqual([ask.answer, ask.from, ask.step], ['', '', 2]);
+    await sleep(1500);
+    assert.equal(out.messages.length, 0);
+    assert.equal(out2.messages.length, 1);
+    assert.equal(jobs(env).length, 2);
+  });
+
+  it('refuses a bad number, an empty question or a text too long for its SMS type before anything is sent', async () => {
+    await loadFlow(flowWith(env.emu.url, [asker({ numbers: `${A}, not-a-number` })]));
+    const caught = collect('caught');
+    send('ask', { payload: 'x' });
+    await waitFor(() => caught.messages.length === 1);
+    assert.match(String((caught.messages[0]!.error as Error).message), /not a phone number: "not-a-number"/);
+    await helper.unload();
+    await loadFlow(flowWith(env.emu.url, [asker()]));
+    const caught2 = collect('caught');
+    send('ask', { payload: '' });
+    send('ask', { payload: 'x'.repeat(140) });
+    await waitFor(() => caught2.messages.length === 2);
+    assert.match(String((caught2.messages[0]!.error as Error).message), /no question/);
+    assert.match(String((caught2.messages[1]!.error as Error).message), /segment/);
+    await sleep(300);
+    assert.equal(jobs(env).length, 0);
+  });
+
+  it('msg.ask.cancel with the topic closes it without output; the status says so', async () => {
+    await loadFlow(flowWith(env.emu.url, [asker({ wait: 2, tellCancel: true })]));
+    const out = collect('out');
+    const out2 = collect('out2');
+    send('ask', { payload: 'Door open', topic: 'door' });
+    await waitFor(() => jobsTo(env, A).length === 1);
+    const caught = collect('caught');
+    send('ask', { topic: 'door', ask: { cancel: true } });
+    await waitFor(() => jobsTo(env, A).length === 2).catch(() => {
+      throw new Error(JSON.stringify(caught.messages));
+    });
+    assert.equal(jobsTo(env, A)[1]!.text, 'Cancelled: Door open');
+    await waitFor(() => statuses('ask').at(-1)?.text === 'smsgw-ask.status.none');
+    await sleep(2500);
+    assert.equal(out.messages.length + out2.messages.length, 0);
+    assert.equal(jobsTo(env, B).length, 0);
+  });
+
+  it('open questions survive a restart: kept in the state file, the step ends on time, once', async () => {
+    const flow = flowWith(env.emu.url, [asker({ wait: 2 })]);
+    await loadFlow(flow);
+    send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
+    await waitFor(() => jobsTo(env, A).length === 1);
+    const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
+    const asked = Date.now();
+    await waitFor(() => /"state":"sent"/.test(readFileSync(file, 'utf8')));
+    await helper.unload();
+    await sleep(500);
+    await loadFlow(flow);
+    const out2 = collect('out2');
+    await waitFor(() => jobsTo(env, B).length === 1, 5000);
+    const passedAfter = Date.now() - asked;
+    assert.ok(passedAfter >= 1800, `passed on after ${passedAfter} ms, not before its 2 s`);
+    await waitFor(() => out2.messages.length === 1, 5000);
+    assert.equal((out2.messages[0]!.ask as Record<string, unknown>).step, 2);
+    assert.equal(out2.messages[0]!.payload, 'Freezer too warm', 'the msg kept with the question');
+    assert.equal(jobsTo(env, A).length, 1, 'the first step is not sent again');
+    assert.equal(jobsTo(env, B).length, 1);
+  });
+});
