@@ -50,6 +50,24 @@ export const EXPECTED: Record<string, ExampleExpectation> = {
       assertCaptionAsSent(sent, job, 'home/freezer/temperature');
     },
   },
+  'Freezer alarm with acknowledgement': {
+    // "-18 C" then "-9 C": the alarm asks the first number of the on-call list (steps of 5 minutes: nobody
+    // answers within the test, so neither output says anything)
+    counts: { acknowledged: 0, 'nobody answered: raise the alarm elsewhere': 0, errors: 0 },
+    shows(_seen, env) {
+      const snap = env.emu.control.snapshot() as { accounts: { jobs: EmulatedJob[] }[] };
+      const asked = snap.accounts
+        .flatMap((a) => a.jobs)
+        .filter((j) => j.text.startsWith('Freezer too warm: -9 C') && j.text.includes('\nReply'));
+      assert.equal(asked.length, 1, 'one question');
+      assert.deepEqual(asked[0]!.recipients, ['+4917012345678'], 'to the first number of the list');
+      assert.equal(
+        asked[0]!.text,
+        'Freezer too warm: -9 C (alarm above -12 C)\nReply 1a to acknowledge, 2a to pass on.',
+      );
+      assert.match(asked[0]!.caption, /^home\/freezer\/temperature #[a-z0-9]{10}$/);
+    },
+  },
   'Alarm to SMS': {
     counts: { sent: 1, 'send failed': 0 },
     shows(seen, env) {

@@ -41,6 +41,7 @@ const SENDING_TYPES = new Set([
   'smsgw-send-udh',
   'smsgw-legacy-send-text',
   'smsgw-call',
+  'smsgw-ask',
 ]);
 /** Operations that make the gateway send something (the request log's operation names). */
 const SENDING_OPERATION = /^(Send|SMSCR$)/;
