@@ -1,0 +1,319 @@
+/**
+ * "Freezer alarm with acknowledgement" end to end (issue 20 §4): the packed package in a real Node-RED, the
+ * example as shipped, a real Mosquitto broker, readings published as the sensor would, replies sent through the
+ * emulator's control API as a phone in its console sends them (with the JobId of the newest message to that
+ * number), steps of a few seconds.
+ *
+ * Changed in the example for the test: its wait per step (the tab's WAIT_MIN) and how often replies are read;
+ * the sensor topic becomes home/+/temperature (as its sibling example documents, for two sensors in (d)); and its
+ * two output debug nodes publish msg.ask to MQTT, where the test counts them.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { connectAsync, type MqttClient } from 'mqtt';
+import { examplesForDeploy, listExamples, type FlowNode } from '../../scripts/lib/flows';
+import { deployFlows, startNodeRed, type RunningNodeRed } from '../../scripts/lib/nodered';
+import { freePort } from '../../scripts/lib/proc';
+import { startMosquitto, type RunningMosquitto } from './mosquitto';
+import { nodeBin, nodeRedDir, nodeRedVersion, outDir, startStack, type Stack } from './stack';
+
+const EXAMPLE = 'Freezer alarm with acknowledgement';
+const A = '+4917012345678';
+const B = '+4917087654321';
+const STRANGER = '+4917011110000';
+const OUT_TOPIC = 'e2e/ask';
+
+interface Job {
+  id: number;
+  caption: string;
+  text: string;
+  recipients: string[];
+}
+
+interface AskOut {
+  answer: string;
+  from: string;
+  step: number;
+  afterMs: number;
+  jobId: number;
+  id: string;
+  code: string;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function until(ok: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await ok()) return;
+    await sleep(100);
+  }
+  throw new Error(`${what}: not within ${ms} ms`);
+}
+
+/** The tab's environment variable `name` set to `value`. */
+function setting(tab: FlowNode, name: string, value: string): unknown[] {
+  const env = tab.env as { name: string; value: string; type: string }[];
+  assert.ok(
+    env.some((e) => e.name === name),
+    `the example's tab has no ${name}`,
+  );
+  return env.map((e) => (e.name === name ? { ...e, value } : e));
+}
+
+/** The example with a wait of `waitS` seconds per step and its outputs published to MQTT. */
+function exampleFlow(waitS: number): FlowNode[] {
+  const example = listExamples().find((e) => e.name === EXAMPLE);
+  assert.ok(example, `examples/${EXAMPLE}.json is missing`);
+  const nodes = structuredClone(example.nodes);
+  const ask = nodes.find((n) => n.type === 'smsgw-ask');
+  assert.ok(ask, 'the example has an ask node');
+  const broker = nodes.find((n) => n.type === 'mqtt-broker')!;
+  const out: FlowNode[] = [];
+  const [answered, unanswered] = (ask.wires as string[][]).map((w) => w[0]!);
+  for (const [debugId, which] of [
+    [answered!, 'answered'],
+    [unanswered!, 'unanswered'],
+  ] as const) {
+    const debug = nodes.find((n) => n.id === debugId)!;
+    assert.equal(debug.type, 'debug');
+    // The debug node becomes: msg.ask as the payload, published to e2e/ask/<which>.
+    Object.assign(debug, {
+      type: 'change',
+      rules: [{ t: 'set', p: 'payload', pt: 'msg', to: 'ask', tot: 'msg' }],
+      wires: [[`${debugId}-mqtt`]],
+    });
+    out.push({
+      id: `${debugId}-mqtt`,
+      type: 'mqtt out',
+      z: debug.z,
+      topic: `${OUT_TOPIC}/${which}`,
+      qos: '1',
+      retain: 'false',
+      broker: broker.id,
+      x: 0,
+      y: 0,
+      wires: [],
+    });
+  }
+  return [
+    ...nodes.map((n) => {
+      if (n.type === 'tab') return { ...n, env: setting(n, 'WAIT_MIN', String(waitS / 60)) };
+      if (n.type === 'smsgw-ask') return { ...n, interval: 0.3 };
+      if (n.type === 'mqtt in') return { ...n, topic: 'home/+/temperature' };
+      return n;
+    }),
+    ...out,
+  ];
+}
+
+describe(`ask example (Freezer alarm with acknowledgement): Node-RED ${nodeRedVersion}, Mosquitto, the emulator`, function () {
+  this.timeout(240_000);
+  let stack: Stack;
+  let nodeRed: RunningNodeRed;
+  let mosquitto: RunningMosquitto;
+  let mqtt: MqttClient;
+  const got: { which: string; ask: AskOut; topic: string }[] = [];
+  let deploys = 0;
+
+  before(async function () {
+    mosquitto = await startMosquitto(join(outDir, 'mosquitto-ask'));
+    stack = await startStack('ask-freezer');
+    nodeRed = stack.nodeRed;
+    mqtt = await connectAsync(mosquitto.url, { clientId: 'ask-e2e', reconnectPeriod: 0 });
+    await mqtt.subscribeAsync(`${OUT_TOPIC}/#`, { qos: 1 });
+    mqtt.on('message', (topic, payload) => {
+      const ask = JSON.parse(payload.toString('utf8')) as AskOut;
+      got.push({ which: topic.slice(OUT_TOPIC.length + 1), ask, topic });
+    });
+  });
+  after(async function () {
+    await mqtt?.endAsync();
+    await nodeRed?.proc.stop();
+    await stack?.stop();
+    await mosquitto?.stop();
+  });
+
+  async function jobs(): Promise<Job[]> {
+    const state = (await (await fetch(`${stack.emulator.url}/_emulator/state`)).json()) as {
+      accounts: { jobs: Job[] }[];
+    };
+    return state.accounts.flatMap((a) => a.jobs).sort((a, b) => a.id - b.id);
+  }
+
+  /** A reply as the console's phone sends it: with the JobId of the newest message to that number. */
+  async function reply(from: string, text: string, withJob = true): Promise<void> {
+    const last = (await jobs()).filter((j) => j.recipients.includes(from)).pop();
+    const res = await fetch(`${stack.emulator.url}/_emulator/inbound`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ from, text, ...(withJob && last ? { jobId: last.id } : {}) }),
+    });
+    assert.ok(res.ok, `inbound: ${res.status}`);
+  }
+
+  /** Deploys the example (fresh node ids each time), waits for its MQTT subscription; returns the job count. */
+  async function deploy(waitS: number): Promise<number> {
+    const before = (await jobs()).length;
+    const logFrom = mosquitto.proc.output().length;
+    deploys += 1;
+    await deployFlows(
+      nodeRed.url,
+      examplesForDeploy(
+        stack.emulator.url,
+        [{ name: `${EXAMPLE} (${deploys})`, nodes: exampleFlow(waitS) }],
+        {
+          mqtt: { host: '127.0.0.1', port: mosquitto.port },
+        },
+      ),
+    );
+    await until(
+      () => / \d home\/\+\/temperature\s*$/m.test(mosquitto.proc.output().slice(logFrom)),
+      20_000,
+      'Node-RED subscribed',
+    );
+    await sleep(500);
+    assert.equal((await jobs()).length, before, 'nothing sent on deploy');
+    return before;
+  }
+
+  async function publish(sensor: string, ...readings: number[]): Promise<void> {
+    for (const r of readings) {
+      await mqtt.publishAsync(`home/${sensor}/temperature`, String(r), { qos: 1 });
+      await sleep(150);
+    }
+  }
+
+  const since = async (n: number): Promise<Job[]> => (await jobs()).slice(n);
+  const to = (list: Job[], n: string): Job[] => list.filter((j) => j.recipients.includes(n));
+  const codeOf = (j: Job): string => /Reply 1([a-z]+) /.exec(j.text)?.[1] ?? '';
+
+  it('(a) the first number replies 1: output 1 once, no question to the second', async function () {
+    const n = await deploy(3);
+    const outs = got.length;
+    await publish('freezer', -18, -9);
+    await until(async () => to(await since(n), A).length === 1, 10_000, 'the question to the first number');
+    const question = to(await since(n), A)[0]!;
+    assert.match(
+      question.text,
+      /^Freezer too warm: -9 C \(alarm above -12 C\)\nReply 1[a-z]+ to acknowledge, 2[a-z]+ to pass on\.$/,
+    );
+    await reply(A, '1');
+    await until(() => got.length > outs, 10_000, 'output 1');
+    await sleep(4000); // past the step's end: nothing more may come
+    const mine = got.slice(outs);
+    assert.equal(mine.length, 1);
+    assert.equal(mine[0]!.which, 'answered');
+    assert.deepEqual(
+      [mine[0]!.ask.answer, mine[0]!.ask.from, mine[0]!.ask.step, mine[0]!.ask.jobId],
+      ['1', A, 1, question.id],
+    );
+    assert.deepEqual(
+      to(await since(n), B),
+      [],
+      'no SMS to the second number (it was not asked, so not told)',
+    );
+  });
+
+  it('(b)(c) nobody replies: the second number gets it once, then output 2 once; a stranger answers nothing', async function () {
+    const n = await deploy(3);
+    const outs = got.length;
+    await publish('freezer', -18, -8);
+    await until(async () => to(await since(n), A).length === 1, 10_000, 'the question to the first number');
+    await reply(STRANGER, '1', false);
+    await reply(STRANGER, `1${codeOf(to(await since(n), A)[0]!)}`, false);
+    await until(() => got.length > outs, 20_000, 'output 2');
+    await sleep(1500);
+    const mine = got.slice(outs);
+    assert.deepEqual(
+      mine.map((m) => [m.which, m.ask.answer, m.ask.from, m.ask.step]),
+      [['unanswered', '', '', 2]],
+    );
+    const sent = await since(n);
+    assert.equal(to(sent, B).length, 1, 'the second number once');
+    assert.match(
+      to(sent, B)[0]!.text,
+      new RegExp(`^Passed on, no reply from \\${A}: Freezer too warm: -8 C`),
+    );
+    assert.equal(to(sent, A).length, 1);
+    assert.equal(to(sent, STRANGER).length, 0);
+  });
+
+  it('(d) two open questions to one number, answered by their codes in reverse order', async function () {
+    const n = await deploy(20);
+    const outs = got.length;
+    await publish('freezer1', -18, -9);
+    await until(async () => to(await since(n), A).length === 1, 10_000, 'the first question');
+    await publish('freezer2', -18, -7);
+    await until(async () => to(await since(n), A).length === 2, 10_000, 'the second question');
+    const [first, second] = to(await since(n), A);
+    const [c1, c2] = [codeOf(first!), codeOf(second!)];
+    assert.ok(c1 && c2 && c1 !== c2, `two codes: ${first!.text} / ${second!.text}`);
+    await reply(A, '1'); // no code while two are open: answers none
+    await sleep(1500);
+    assert.equal(got.length, outs);
+    await reply(A, `1${c2}`);
+    await until(() => got.length === outs + 1, 10_000, 'the second answered');
+    await reply(A, `1${c1}`);
+    await until(() => got.length === outs + 2, 10_000, 'the first answered');
+    const mine = got.slice(outs);
+    assert.deepEqual(
+      mine.map((m) => [m.which, m.ask.code, m.ask.jobId]),
+      [
+        ['answered', c2, second!.id],
+        ['answered', c1, first!.id],
+      ],
+    );
+    assert.equal(to(await since(n), B).length, 0);
+  });
+
+  it('(e) kill -9 of Node-RED while a question waits: after the restart it escalates once, on time', async function () {
+    const WAIT_S = 20;
+    const n = await deploy(WAIT_S);
+    const outs = got.length;
+    await publish('freezer', -18, -9);
+    await until(async () => to(await since(n), A).length === 1, 10_000, 'the question');
+    const asked = Date.now();
+    await sleep(1500);
+    nodeRed.proc.child.kill('SIGKILL');
+    await until(() => !nodeRed.proc.alive(), 5000, 'Node-RED killed');
+    nodeRed = await startNodeRed({
+      nodeRedDir,
+      nodeBin,
+      userDir: join(outDir, 'userdir'),
+      port: await freePort(),
+      freshFlows: false,
+      logFile: join(outDir, 'ask-freezer-restarted-node-red.log'),
+    });
+    const restartedAfter = Date.now() - asked;
+    assert.ok(restartedAfter < WAIT_S * 1000 - 3000, `Node-RED took ${restartedAfter} ms to come back`);
+    await until(async () => to(await since(n), B).length >= 1, WAIT_S * 1000 + 10_000, 'passed on');
+    const passedAfter = Date.now() - asked;
+    assert.ok(
+      passedAfter >= WAIT_S * 1000 - 500 && passedAfter <= WAIT_S * 1000 + 4000,
+      `passed on ${passedAfter} ms after the question (its step is ${WAIT_S} s)`,
+    );
+    await reply(B, '1');
+    await until(() => got.length > outs, 10_000, 'output 1');
+    await sleep(1500);
+    const mine = got.slice(outs);
+    assert.deepEqual(
+      mine.map((m) => [m.which, m.ask.from, m.ask.step]),
+      [['answered', B, 2]],
+    );
+    const sent = await since(n);
+    assert.equal(to(sent, B).filter((j) => j.text.includes('Reply')).length, 1, 'escalated once');
+    assert.equal(
+      to(sent, A).filter((j) => j.text.includes('Reply')).length,
+      1,
+      'the first step not sent again',
+    );
+    assert.deepEqual(
+      to(sent, A)
+        .filter((j) => !j.text.includes('Reply'))
+        .map((j) => j.text),
+      [`Answered by ${B}: Freezer too warm: -9 C (alarm above -12 C)`],
+      'the first number (asked) is told who took it',
+    );
+  });
+});
