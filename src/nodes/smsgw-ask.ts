@@ -125,17 +125,21 @@ export function nodeSettings(
   };
 }
 
-/** The msg as kept with its question: JSON-safe; a msg that cannot be kept whole keeps payload and topic. */
+/**
+ * The msg as kept with its question: JSON-safe; a msg that cannot be kept whole keeps payload and topic. An
+ * HTTP-in msg's req and res (a live request, never JSON) are left out quietly: they cannot outlive the process.
+ */
 function keptMsg(msg: NodeMessage): { kept: Record<string, unknown>; whole: boolean } {
+  const { req: _req, res: _res, ...rest } = msg as Record<string, unknown>;
   try {
-    const [kept] = encodePending([msg]) as [Record<string, unknown>];
+    const [kept] = encodePending([rest as NodeMessage]) as [Record<string, unknown>];
     if (JSON.stringify(kept).length <= MAX_KEPT_MSG) return { kept, whole: true };
   } catch {
     // circular or otherwise not JSON: below
   }
-  const [kept] = encodePending([
-    { payload: (msg as Record<string, unknown>).payload, topic: msg.topic } as NodeMessage,
-  ]) as [Record<string, unknown>];
+  const [kept] = encodePending([{ payload: rest.payload, topic: msg.topic } as NodeMessage]) as [
+    Record<string, unknown>,
+  ];
   return { kept: JSON.stringify(kept).length <= MAX_KEPT_MSG ? kept : { topic: msg.topic }, whole: false };
 }
 
