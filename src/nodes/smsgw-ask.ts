@@ -247,6 +247,7 @@ export default (RED: NodeAPI): void => {
         node.error(new NodeGatewayError(toGatewayError(err)), msg);
       },
       changed: status,
+      error: (text) => node.error(text),
     });
     status();
 

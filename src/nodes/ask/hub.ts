@@ -16,6 +16,7 @@ import { coerceParams } from '../common/operations';
 import type { SmsgwConfigNode } from '../config/types';
 import { sendOutcome } from '../send/results';
 import { sendMessage } from '../send/send-path';
+import { damageParams, type StateDamage } from '../polling/state-file';
 import { AskEngine, type AskNodeHandle, type Authority } from './engine';
 import { numberKey } from './numbers';
 import type { AskSms, CancelRequest, Question } from './question';
@@ -33,6 +34,8 @@ const RESTORED_KEEP_MS = 10 * 60_000;
 export interface AskNodeBinding extends AskNodeHandle {
   /** How often replies are read while its questions are open. */
   intervalMs: number;
+  /** One error line in the log, naming the node. */
+  error(text: string): void;
 }
 
 const SEND_SMS = findOperation('send', 'SendSMS')!;
@@ -92,12 +95,14 @@ export class AskHub {
     this.coordinated = coordination !== undefined;
     let authority: Authority = new LocalAuthority();
     const lease = coordination?.lease(INBOUND_LEASE);
+    const dropped = (count: number): void => this.report(droppedText(RED, count, this.store.where));
     if (coordination && coordination.link && lease) {
-      this.store = new RedisAskStore(coordination.link, lease.key, coordination.key('smsgw-ask'));
+      this.store = new RedisAskStore(coordination.link, lease.key, coordination.key('smsgw-ask'), dropped);
       authority = new LeaseAuthority(lease);
     } else {
       const userDir = (RED.settings as unknown as Record<string, unknown>).userDir as string | undefined;
-      this.store = new FileAskStore(userDir, config.id);
+      const damaged = (d: StateDamage): void => this.report(damagedText(RED, d));
+      this.store = new FileAskStore(userDir, config.id, damaged, dropped);
     }
     this.engine = new AskEngine({
       store: this.store,
@@ -137,6 +142,13 @@ export class AskHub {
       if (!config.coordination?.error) void hub.engine.start();
     }
     return hub;
+  }
+
+  /** One error line in the log, on the first ask node (the config node's when none runs yet). */
+  private report(text: string): void {
+    const first = this.nodes.values().next().value;
+    if (first) first.error(text);
+    else this.config.error(text);
   }
 
   /** Why questions cannot be kept or answered here, or undefined. */
@@ -281,6 +293,12 @@ export class AskHub {
     if (hubs.get(this.config) === this) hubs.delete(this.config);
   }
 }
+
+// The ask node's message catalogue, named in full (this file is not named after the node).
+const droppedText = (RED: NodeAPI, count: number, where: string): string =>
+  RED._('@smsgw/node-red-sms-gateway/smsgw-ask:smsgw-ask.errors.questionsDropped', { count, where });
+const damagedText = (RED: NodeAPI, d: StateDamage): string =>
+  RED._('@smsgw/node-red-sms-gateway/smsgw-ask:smsgw-ask.errors.stateDamaged', damageParams(d));
 
 function outcome(o: { result?: unknown; error?: unknown }): number | undefined {
   if (o.error !== undefined) throw o.error;

@@ -69,8 +69,8 @@ export class RedisAskStore implements AskStore {
   private readonly inboxKey: string;
   private readonly cancels: string;
   private readonly freed: string;
-  /** Entries that could not be read (left in Redis for a person to look at). */
-  dropped = 0;
+  /** Ids already reported as unreadable (they stay in Redis for a person to look at). */
+  private readonly reported = new Set<string>();
 
   constructor(
     private readonly link: RedisLink,
@@ -78,6 +78,7 @@ export class RedisAskStore implements AskStore {
     private readonly leaseKey: string,
     /** `<prefix><config id>:smsgw-ask` */
     base: string,
+    private readonly onDropped?: (count: number) => void,
   ) {
     this.q = `${base}:q`;
     this.inboxKey = `${base}:inbox`;
@@ -88,11 +89,16 @@ export class RedisAskStore implements AskStore {
 
   private questions(hash: unknown): Question[] {
     const out: Question[] = [];
+    let dropped = 0;
     for (const [id, text] of pairs(hash)) {
       const q = parse(text);
       if (isQuestion(q) && q.id === id) out.push(q);
-      else this.dropped++;
+      else if (!this.reported.has(id)) {
+        this.reported.add(id);
+        dropped++;
+      }
     }
+    if (dropped > 0) this.onDropped?.(dropped);
     return out;
   }
 

@@ -5,7 +5,7 @@
  * or a cancellation (the inbox), which the holder takes from there.
  */
 import type { Hold } from '../../coordination/lease';
-import { StateFile } from '../polling/state-file';
+import { StateFile, type StateDamage } from '../polling/state-file';
 import { isQuestion } from './check';
 import { recentlyFreed } from './codes';
 import type { CancelRequest, Question } from './question';
@@ -81,24 +81,27 @@ export class FileAskStore implements AskStore {
   private readonly file: StateFile<FileShape>;
   readonly where: string;
   private shape: FileShape | undefined;
-  /** Entries of the file that could not be read (reported once by the hub). */
-  dropped = 0;
 
-  constructor(userDir: string | undefined, configId: string) {
+  /**
+   * `onDamaged`: the file could not be read whole (copied aside, what could be read is used); `onDropped`: so many
+   * questions in it could not be used (left out).
+   */
+  constructor(
+    userDir: string | undefined,
+    configId: string,
+    private readonly onDamaged?: (damage: StateDamage) => void,
+    private readonly onDropped?: (count: number) => void,
+  ) {
     this.file = new StateFile<FileShape>(userDir, 'smsgw-ask', configId);
     this.where = this.file.file ?? 'memory';
-  }
-
-  /** The damage the state file reported at load, if any (a damaged file is copied aside). */
-  get damage(): unknown {
-    return (this.file as unknown as { damage?: unknown }).damage;
   }
 
   private get state(): FileShape {
     if (!this.shape) {
       const read = readShape(this.file.load());
       this.shape = read.shape;
-      this.dropped = read.dropped;
+      if (this.file.damage) this.onDamaged?.(this.file.damage);
+      if (read.dropped > 0) this.onDropped?.(read.dropped);
     }
     return this.shape;
   }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { FileAskStore } from '../../../src/nodes/ask/store';
@@ -230,6 +230,7 @@ describe('ask engine (issue 20 §2)', () => {
       await clock.advance(3000);
       // Killed: nothing more of it runs (its store is not told).
       const file = path.join(dir, 'smsgw-state', 'smsgw-ask.cfg.json');
+      assert.equal(statSync(file).mode & 0o777, 0o600, 'private: it holds numbers and texts');
       const saved = JSON.parse(readFileSync(file, 'utf8')) as {
         questions: Record<string, { sms: unknown[] }>;
       };

@@ -4,7 +4,7 @@
  * newest message to that number), steps of a second.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import {
   collect,
@@ -45,6 +45,12 @@ function asker(extra: Record<string, unknown> = {}): FlowNode {
     wires: [['out'], ['out2']],
     ...extra,
   };
+}
+
+/** Errors this node logged (node.error's first argument), filtered like statuses(). */
+function errors(id: string): string[] {
+  const node = helper.getNode(id) as unknown as { error: { args: unknown[][]; thisValues: unknown[] } };
+  return node.error.args.filter((_a, i) => node.error.thisValues[i] === node).map((a) => String(a[0]));
 }
 
 function jobs(env: Env): EmulatedJob[] {
@@ -174,5 +180,30 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     assert.equal(out2.messages[0]!.payload, 'Freezer too warm', 'the msg kept with the question');
     assert.equal(jobsTo(env, A).length, 1, 'the first step is not sent again');
     assert.equal(jobsTo(env, B).length, 1);
+  });
+
+  it('a damaged state file is reported once, and what could be read goes on', async () => {
+    const flow = flowWith(env.emu.url, [asker({ wait: 2 })]);
+    await loadFlow(flow);
+    send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
+    await waitFor(() => jobsTo(env, A).length === 1);
+    const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
+    await waitFor(() => /"state":"sent"/.test(readFileSync(file, 'utf8')));
+    await helper.unload();
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { questions: Record<string, unknown> };
+    saved.questions.broken = { id: 'broken', node: 'ask', numbers: 'not a list' };
+    writeFileSync(file, JSON.stringify(saved));
+    await loadFlow(flow);
+    const out2 = collect('out2');
+    await waitFor(() => out2.messages.length === 1, 6000);
+    assert.equal(jobsTo(env, B).length, 1, 'the question that could be read went on');
+    assert.deepEqual(errors('ask'), [
+      '@smsgw/node-red-sms-gateway/smsgw-ask:smsgw-ask.errors.questionsDropped',
+    ]);
+    await helper.unload();
+    writeFileSync(file, '{\n"questions": {\n"x": {"id": "x", "no');
+    await loadFlow(flow);
+    await waitFor(() => errors('ask').length === 1);
+    assert.deepEqual(errors('ask'), ['@smsgw/node-red-sms-gateway/smsgw-ask:smsgw-ask.errors.stateDamaged']);
   });
 });
