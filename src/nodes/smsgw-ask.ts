@@ -56,6 +56,8 @@ export const DEFAULTS = {
   rounds: 1,
   intervalS: 30,
 } as const;
+/** Msgs kept in memory for their questions' outputs (beyond, the copy kept with the question is used). */
+const MAX_ORIGINALS = 1000;
 /** The msg kept with a question (for outputs after a restart) is at most this big; beyond, payload and topic. */
 const MAX_KEPT_MSG = 64 * 1024;
 
@@ -345,6 +347,8 @@ export default (RED: NodeAPI): void => {
         msg: kept,
       };
       originals.set(q.id, msg);
+      // Questions another instance closed never come back here: the oldest kept msgs go first.
+      if (originals.size > MAX_ORIGINALS) originals.delete(originals.keys().next().value!);
       try {
         await hub!.ask(q);
       } catch (e) {

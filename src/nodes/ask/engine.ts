@@ -33,6 +33,8 @@ export interface Authority {
   isCurrent(hold: Hold): boolean;
   onAcquired(listener: () => void): void;
   onLost(listener: () => void): void;
+  /** Stops telling (the engine closes; the lease itself may live on for others). */
+  dispose?(): void;
 }
 
 /** What the engine needs of an ask node. */
@@ -170,6 +172,7 @@ export class AskEngine {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.deps.authority.dispose?.();
     await this.run(async () => this.drop());
     await this.deps.store.flush().catch(() => undefined);
   }

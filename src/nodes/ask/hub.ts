@@ -53,6 +53,7 @@ class LocalAuthority implements Authority {
 }
 
 class LeaseAuthority implements Authority {
+  private readonly added: ['acquired' | 'lost', () => void][] = [];
   constructor(private readonly lease: Lease) {}
   current(): Hold | undefined {
     return this.lease.current();
@@ -62,9 +63,15 @@ class LeaseAuthority implements Authority {
   }
   onAcquired(listener: () => void): void {
     this.lease.on('acquired', listener);
+    this.added.push(['acquired', listener]);
   }
   onLost(listener: () => void): void {
     this.lease.on('lost', listener);
+    this.added.push(['lost', listener]);
+  }
+  /** The lease is the config's (the inbound reader's too): a closed hub's listeners leave it. */
+  dispose(): void {
+    for (const [event, listener] of this.added.splice(0)) this.lease.off(event, listener);
   }
 }
 

@@ -126,6 +126,8 @@ export const isClosed = (q: Question): boolean =>
 /** The keys of the numbers this question was (maybe) sent to: a reply from them may answer it. */
 export function askedKeys(q: Question): Set<string> {
   const out = new Set<string>();
-  for (const s of q.sms) if (s.kind === 'ask' && s.step !== undefined) out.add(q.keys[stepIndex(q, s.step)]!);
+  for (const s of q.sms)
+    if (s.kind === 'ask' && s.step !== undefined && s.state !== 'failed')
+      out.add(q.keys[stepIndex(q, s.step)]!);
   return out;
 }
