@@ -131,22 +131,35 @@ export class AskHub {
         this.restored.set(entry.reference, { result, error, until: now + RESTORED_KEEP_MS });
       },
     );
-    if (replies) {
-      this.subscription = replies({
+  }
+
+  /**
+   * Listens to the replies (after the hub before it, still closing, stopped listening under the same id) and
+   * starts acting on the questions.
+   */
+  private async open(before: Promise<void>): Promise<void> {
+    await before.catch(() => undefined);
+    if (this.closing) return;
+    if (this.replies) {
+      this.subscription = this.replies({
         id: this.origin,
         take: (list) => this.engine.take(list),
       });
     }
+    // A coordination that cannot work (a setting, the package) keeps it idle: inputs are refused with why.
+    if (!this.config.coordination?.error) await this.engine.start();
   }
 
   /** The hub of a configuration, built on first use. */
   static of(RED: NodeAPI, config: SmsgwConfigNode, replies: ReplySource | undefined): AskHub {
     let hub = hubs.get(config);
     if (!hub || hub.closing) {
+      const before = hub?.closing ?? Promise.resolve();
       hub = new AskHub(RED, config, replies);
       hubs.set(config, hub);
-      // A coordination that cannot work (a setting, the package) keeps it idle: inputs are refused with why.
-      if (!config.coordination?.error) void hub.engine.start();
+      void hub
+        .open(before)
+        .catch((err: unknown) => hub!.report(err instanceof Error ? err.message : String(err)));
     }
     return hub;
   }
