@@ -14,6 +14,8 @@ import { connectAsync, type MqttClient } from 'mqtt';
 import { examplesForDeploy, listExamples, type FlowNode } from '../../scripts/lib/flows';
 import { deployFlows, startNodeRed, type RunningNodeRed } from '../../scripts/lib/nodered';
 import { freePort } from '../../scripts/lib/proc';
+import { openBrowser } from './browser';
+import { addNode, openEditDialog } from './editor';
 import { startMosquitto, type RunningMosquitto } from './mosquitto';
 import { nodeBin, nodeRedDir, nodeRedVersion, outDir, startStack, type Stack } from './stack';
 
@@ -315,5 +317,52 @@ describe(`ask example (Freezer alarm with acknowledgement): Node-RED ${nodeRedVe
       [`Answered by ${B}: Freezer too warm: -9 C (alarm above -12 C)`],
       'the first number (asked) is told who took it',
     );
+  });
+
+  it('the dialog: a new ask node shows its defaults, the hint follows the answers, Done stores every field', async function () {
+    const browser = await openBrowser();
+    try {
+      const page = browser.page;
+      await page.goto(`${nodeRed.url}/`);
+      await page.waitForSelector('#red-ui-palette-container .red-ui-palette-node', { timeout: 60_000 });
+      const id = await addNode(page, 'smsgw-ask', 300, 500);
+      await openEditDialog(page, id);
+      const typed = (field: string): Promise<[unknown, unknown]> =>
+        page.evaluate((f) => {
+          const $ = (window as unknown as { $: (s: string) => { typedInput(a: string): unknown } }).$;
+          return [$(`#node-input-${f}`).typedInput('type'), $(`#node-input-${f}`).typedInput('value')];
+        }, field);
+      assert.deepEqual(await typed('question'), ['msg', 'payload']);
+      assert.deepEqual(await typed('caption'), ['msg', 'topic']);
+      assert.equal(await page.inputValue('#node-input-wait'), '5');
+      assert.equal(await page.inputValue('#node-input-waitUnit'), 'min');
+      assert.equal(await page.inputValue('#node-input-tell'), 'none');
+      const hint = (): Promise<string | null> => page.getAttribute('#node-input-hint', 'placeholder');
+      assert.equal(await hint(), 'Reply {code} to acknowledge.');
+      await page.fill('#node-input-ack', '1');
+      await page.fill('#node-input-pass', '2');
+      assert.equal(await hint(), 'Reply {ack}{code} to acknowledge, {pass}{code} to pass on.');
+      await page.click('#node-dialog-ok');
+      await page.waitForSelector('#node-dialog-ok', { state: 'detached' });
+      const saved = await page.evaluate((nid) => {
+        const RED = (
+          window as unknown as {
+            RED: {
+              nodes: { node(id: string): Record<string, unknown>; getType(t: string): { defaults: object } };
+            };
+          }
+        ).RED;
+        return { node: RED.nodes.node(nid), defaults: Object.keys(RED.nodes.getType('smsgw-ask').defaults) };
+      }, id);
+      for (const field of saved.defaults) assert.ok(field in saved.node, `the node has no ${field}`);
+      assert.deepEqual([saved.node.ack, saved.node.pass, saved.node.wait], ['1', '2', 5]);
+      // (the editor asks the Flow Library catalogue for the palette manager; the browser is kept off the internet)
+      const ours = browser.errors.filter(
+        (e) => !/Failed to load resource|ERR_FAILED|ERR_NAME_NOT_RESOLVED|net::/.test(e),
+      );
+      assert.deepEqual(ours, []);
+    } finally {
+      await browser.close();
+    }
   });
 });

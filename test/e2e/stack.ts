@@ -27,6 +27,7 @@ export const NODE_TYPES = [
   'smsgw-customer',
   'smsgw-call',
   'smsgw-inbound',
+  'smsgw-ask',
   'smsgw-dlr',
   'smsgw-hlr-results',
   'smsgw-budget',
