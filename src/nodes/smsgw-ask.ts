@@ -20,7 +20,7 @@ import { fieldOf, toRecipients, toText } from './common/props';
 import { failed, idle, sharedKey, warn } from './common/status';
 import { attachConfig, requireConfig } from './config/config';
 import { decodePending, encodePending } from './polling/poll-node';
-import { messageText } from './send/send-path';
+import { messageText, priorityOf } from './send/send-path';
 
 interface AskDef extends NodeDef {
   gateway: string;
@@ -287,15 +287,8 @@ export default (RED: NodeAPI): void => {
       if (list.length === 0) throw new GatewayError('VALIDATION', 'no number on the on-call list');
       const caption = toText(await get('caption')) ?? '';
       const sender = toText(await get('sender')) ?? '';
-      const priority = (msg as Record<string, unknown>).priority;
-      const askSettings: AskSettings = {
-        ...s,
-        caption,
-        sender,
-        ...(typeof priority === 'string' && priority.trim().toLowerCase() === 'critical'
-          ? { priority: 'critical' as const }
-          : {}),
-      };
+      const priority = priorityOf((msg as Record<string, unknown>).priority);
+      const askSettings: AskSettings = { ...s, caption, sender, ...(priority ? { priority } : {}) };
       const client = cfg.getClient();
       // Each number and the longest texts checked now, as the send would: a bad one is refused before any is sent.
       const now = Date.now();

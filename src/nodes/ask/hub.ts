@@ -277,6 +277,8 @@ export class AskHub {
     const sent = await sendMessage(this.config, SEND_SMS, params, signal, {
       origin: this.origin,
       reference: sms.reference,
+      // Escalation steps marked critical (or a critical msg) may use the spending guard's reserve.
+      priority: sms.critical ? 'critical' : undefined,
       ...(resume ? { lookupFirst: { since: sms.at } } : {}),
     });
     return jobIdOf(sendOutcome(sent.value).JobId);

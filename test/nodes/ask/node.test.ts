@@ -206,4 +206,33 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     await waitFor(() => errors('ask').length === 1);
     assert.deepEqual(errors('ask'), ['@smsgw/node-red-sms-gateway/smsgw-ask:smsgw-ask.errors.stateDamaged']);
   });
+
+  it("escalation steps marked critical use the spending guard's reserve; without it the step is refused (BUDGET) and output 2 follows", async () => {
+    // A day's limit of 1 SMS and a reserve of 1 for critical ones: the first step takes the limit.
+    const budget = { budgetDay: 1, budgetReserve: 1 };
+    await loadFlow(flowWith(env.emu.url, [asker({ critical: true })], budget));
+    const out2 = collect('out2');
+    send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
+    await waitFor(() => out2.messages.length === 1, 8000);
+    assert.equal(jobsTo(env, A).length, 1);
+    assert.equal(jobsTo(env, B).length, 1, 'the critical step went out on the reserve');
+    await helper.unload();
+    // The same without "critical", on a fresh count (another configuration): the second step is refused.
+    const flow = flowWith(env.emu.url, [asker({ critical: false })], budget).map((n) =>
+      n.id === 'cfg' ? { ...n, id: 'cfg2' } : n.type === 'smsgw-ask' ? { ...n, gateway: 'cfg2' } : n,
+    );
+    await loadFlow(flow, { cfg2: { user: 'demo', password: 'demo-password' } });
+    const caught = collect('caught');
+    const out2b = collect('out2');
+    send('ask', { payload: 'Pump stopped', topic: 'pump' });
+    await waitFor(() => out2b.messages.length === 1, 8000);
+    assert.equal(caught.messages.length, 1);
+    assert.equal((caught.messages[0]!.error as { code?: string }).code, 'BUDGET');
+    assert.equal((caught.messages[0]!.ask as Record<string, unknown>).step, 2);
+    assert.deepEqual(
+      jobs(env).filter((j) => j.text.startsWith('Passed on') && j.text.includes('Pump stopped')),
+      [],
+      'nothing sent for the refused step',
+    );
+  });
 });
