@@ -58,6 +58,8 @@ export const DEFAULTS = {
 } as const;
 /** Msgs kept in memory for their questions' outputs (beyond, the copy kept with the question is used). */
 const MAX_ORIGINALS = 1000;
+/** Shortest wait per step and between two checks for replies. */
+const MIN_MS = 1000;
 /** The msg kept with a question (for outputs after a restart) is at most this big; beyond, payload and topic. */
 const MAX_KEPT_MSG = 64 * 1024;
 
@@ -110,7 +112,8 @@ export function nodeSettings(
     );
   const tell: Tell = def.tell === 'asked' || def.tell === 'all' ? def.tell : 'none';
   return {
-    waitMs: Math.round(wait),
+    // At least a second per step (and per check for replies), as the triggers poll at most once a second.
+    waitMs: Math.max(MIN_MS, Math.round(wait)),
     rounds: positive(def.rounds, DEFAULTS.rounds, 'rounds', true),
     ack,
     pass,
@@ -123,7 +126,10 @@ export function nodeSettings(
       ack,
       pass,
     ),
-    intervalMs: positive(def.interval, DEFAULTS.intervalS, 'the reply check interval') * 1000,
+    intervalMs: Math.max(
+      MIN_MS,
+      positive(def.interval, DEFAULTS.intervalS, 'the reply check interval') * 1000,
+    ),
   };
 }
 

@@ -247,7 +247,7 @@ export class AskHub {
           )
           .finally(() => this.schedulePoll());
       },
-      Math.max(200, every),
+      Math.max(1000, every),
     );
   }
 
