@@ -46,9 +46,9 @@ export async function flush(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
 }
 
-/** Waits (real time, up to 3 s) until `check` holds: for changes that wait for a real state file write. */
+/** Waits (real time, up to 10 s: a loaded machine) until `check` holds: for changes that wait for a real state file write. */
 export async function until(check: () => boolean, what = 'condition'): Promise<void> {
-  const end = Date.now() + 3000;
+  const end = Date.now() + 10_000;
   while (!check()) {
     if (Date.now() > end) throw new Error(`${what}: not met in time`);
     await new Promise((r) => setTimeout(r, 5));
