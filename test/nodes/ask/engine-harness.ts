@@ -47,11 +47,13 @@ export async function flush(): Promise<void> {
 }
 
 /** Waits (real time, up to 10 s: a loaded machine) until `check` holds: for changes that wait for a real state file write. */
-export async function until(check: () => boolean, what = 'condition'): Promise<void> {
+export async function until(check: () => boolean, what = 'condition', clock?: ManualClock): Promise<void> {
   const end = Date.now() + 10_000;
   while (!check()) {
     if (Date.now() > end) throw new Error(`${what}: not met in time`);
     await new Promise((r) => setTimeout(r, 5));
+    // A timer the engine set after the clock moved (its write came late) fires now: it is due.
+    await clock?.advance(0);
   }
 }
 

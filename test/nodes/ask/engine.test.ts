@@ -245,7 +245,7 @@ describe('ask engine (issue 20 §2)', () => {
       await clock.advance(200);
       await until(() => sender.asks(B).length === 1, 'on time');
       await clock.advance(5000);
-      await until(() => second.out.got.length === 1, 'output 2');
+      await until(() => second.out.got.length === 1, 'output 2', clock);
       await clock.advance(60_000);
       assert.equal(sender.asks(B).length, 1, 'once');
       assert.equal(sender.calls.length, 1);
