@@ -381,7 +381,7 @@ export class GatewayClient {
     operation: string,
     params: Record<string, unknown>,
   ): Record<string, unknown> {
-    const op = findOperation(service, operation);
+    const op = this.catalogue.find(service, operation);
     if (!op) {
       throw new GatewayError('VALIDATION', `unknown operation ${String(service)}/${String(operation)}`, {
         ambiguous: false,

@@ -19,7 +19,7 @@ import { NodeGatewayError, statusTextOf, toGatewayError } from './common/errors'
 import { fieldOf, toRecipients, toText } from './common/props';
 import { failed, idle, sharedKey, warn } from './common/status';
 import { attachConfig, requireConfig } from './config/config';
-import { decodePending, encodePending } from './polling/poll-node';
+import { decodePending, encodePending } from './polling/pending';
 import { messageText, priorityOf } from './send/send-path';
 
 interface AskDef extends NodeDef {

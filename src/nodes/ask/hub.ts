@@ -13,7 +13,7 @@ import { findOperation } from '../../catalogue';
 import type { Lease } from '../../coordination/lease';
 import { GatewayError } from '../../errors';
 import { coerceParams } from '../common/operations';
-import type { SmsgwConfigNode } from '../config/types';
+import type { SmsgwConfigNode } from '../config/config-node';
 import { sendOutcome } from '../send/results';
 import { sendMessage } from '../send/send-path';
 import { damageParams, type StateDamage } from '../polling/state-file';

@@ -2,7 +2,7 @@
  * INTERIM (until the config node owns the one inbound reader, issue 20 §1): reads new inbound messages for the
  * ask hub itself. Not durable and not shared with inbound triggers; replaced by the config node's reader.
  */
-import type { SmsgwConfigNode } from '../config/types';
+import type { SmsgwConfigNode } from '../config/config-node';
 import { inboundKey } from '../smsgw-inbound';
 import { replyOf, type ReplySource } from './replies';
 
