@@ -16,11 +16,12 @@ import { numberKey } from './ask/numbers';
 import type { AskSettings, Question, Tell } from './ask/question';
 import { resolveTexts, stepText, tellText, cancelText } from './ask/texts';
 import { NodeGatewayError, statusTextOf, toGatewayError } from './common/errors';
+import { overridesOf } from './common/override-table';
 import { fieldOf, toRecipients, toText } from './common/props';
 import { failed, idle, sharedKey, warn } from './common/status';
 import { attachConfig, requireConfig } from './config/config';
 import { decodePending, encodePending } from './polling/pending';
-import { messageText, priorityOf } from './send/send-path';
+import { messageText } from './send/send-path';
 
 interface AskDef extends NodeDef {
   gateway: string;
@@ -187,6 +188,7 @@ export default (RED: NodeAPI): void => {
         d[name] = value;
         d[`${name}Type`] = type;
       }
+    const overrides = overridesOf(RED, node, 'smsgw-ask', d);
     /** The msgs that asked, while their questions are open here (an output after a restart uses the kept copy). */
     const originals = new Map<string, NodeMessage>();
     const hub = config ? AskHub.of(RED, config, interimReplies(config)) : undefined;
@@ -285,15 +287,14 @@ export default (RED: NodeAPI): void => {
         return;
       }
       const s = settings!;
-      const get = (name: string, msgProp?: string): Promise<unknown> =>
-        fieldOf(RED, node, d, msg, name, msgProp);
+      const get = (name: string): Promise<unknown> => fieldOf(RED, node, d, msg, name);
       const question = messageText(await get('question'), 'SendSMS').trim();
       if (question === '') throw new GatewayError('VALIDATION', 'no question: the text is empty');
       const list = toRecipients(await get('numbers'));
       if (list.length === 0) throw new GatewayError('VALIDATION', 'no number on the on-call list');
       const caption = toText(await get('caption')) ?? '';
       const sender = toText(await get('sender')) ?? '';
-      const priority = priorityOf((msg as Record<string, unknown>).priority);
+      const priority = overrides.msg(msg, 'priority');
       const askSettings: AskSettings = { ...s, caption, sender, ...(priority ? { priority } : {}) };
       const client = cfg.getClient();
       // Each number and the longest texts checked now, as the send would: a bad one is refused before any is sent.

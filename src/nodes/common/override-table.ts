@@ -174,6 +174,9 @@ export const OVERRIDES = {
   'smsgw-hlr-results': {},
   // A msg only asks for the counts: the limits are the gateway configuration's, shared by its send nodes.
   'smsgw-budget': {},
+  // The question, the on-call list, caption and sender are typedInputs (msg.payload by default, any msg property);
+  // msg.topic and msg.ask name a question, they change no setting.
+  'smsgw-ask': { priority: PRIORITY },
 } as const satisfies Readonly<Record<string, OverrideTable>>;
 
 export type OverrideNodeType = keyof typeof OVERRIDES;
