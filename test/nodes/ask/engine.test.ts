@@ -196,6 +196,56 @@ describe('ask engine (issue 20 §2)', () => {
     assert.match(h.sender.last().sms.text, /Reply 1b/);
   });
 
+  it('cancel by ask id closes that question only, of its own node only; a question asked after the cancel stays', async () => {
+    const h = harness();
+    await h.engine.start();
+    const first = question(h.clock);
+    const second = question(h.clock);
+    await h.engine.ask(first);
+    await h.engine.ask(second);
+    await flush();
+    await h.engine.cancel({ key: 'c1', node: 'another', id: first.id, at: h.clock.now() });
+    await flush();
+    assert.equal(h.engine.open().length, 2, "another node's cancel closes nothing");
+    await h.engine.cancel({ key: 'c2', node: 'ask1', id: first.id, at: h.clock.now() });
+    await flush();
+    assert.deepEqual(
+      h.engine.open().map((q) => q.id),
+      [second.id],
+    );
+    await h.clock.advance(1000);
+    // A cancel names what was open when it was sent: a later question with that topic is not closed by it.
+    const c = { key: 'c3', node: 'ask1', topic: 'freezer', at: h.clock.now() - 500 };
+    await h.engine.cancel(c);
+    await flush();
+    assert.deepEqual(h.engine.open(), []);
+    const later = question(h.clock);
+    await h.engine.ask(later);
+    await h.engine.cancel({ ...c, key: 'c4' });
+    await flush();
+    assert.deepEqual(
+      h.engine.open().map((q) => q.id),
+      [later.id],
+    );
+    assert.equal(h.out.got.length, 0);
+  });
+
+  it('a deleted node: its open questions are dropped without output (a redeploy keeps them)', async () => {
+    const h = harness();
+    await h.engine.start();
+    await h.engine.ask(question(h.clock));
+    await flush();
+    await h.engine.unregister('ask1', false);
+    assert.equal(h.engine.open().length, 1, 'kept while the node is redeployed');
+    h.engine.register('ask1', { output: () => undefined, failed: () => undefined, changed: () => undefined });
+    await h.engine.unregister('ask1', true);
+    assert.equal(h.engine.open().length, 0);
+    assert.deepEqual(h.warnings, ['1 open question(s) of a deleted ask node dropped']);
+    await h.clock.advance(60_000);
+    assert.equal(h.sender.calls.length, 1, 'no further step');
+    assert.equal(h.out.got.length, 0);
+  });
+
   it('a step refused for good goes to the node and the next number is asked at once', async () => {
     const h = harness();
     await h.engine.start();
