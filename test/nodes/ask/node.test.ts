@@ -4,7 +4,7 @@
  * newest message to that number), steps of a second.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import {
   collect,
@@ -155,6 +155,96 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     await sleep(2500);
     assert.equal(out.messages.length + out2.messages.length, 0);
     assert.equal(jobsTo(env, B).length, 0);
+  });
+
+  it('msg.ask.cancel names a question by its ask id (a string, or msg.ask.id); a cancel naming none is refused', async () => {
+    await loadFlow(flowWith(env.emu.url, [asker({ wait: 3 })]));
+    const out = collect('out');
+    const out2 = collect('out2');
+    const caught = collect('caught');
+    send('ask', { payload: 'Door open', topic: 'door' });
+    send('ask', { payload: 'Window open', topic: 'door' });
+    send('ask', { payload: 'Gate open', topic: 'door' });
+    await waitFor(() => jobsTo(env, A).length === 3);
+    // The ask ids, as the state file keeps them (a flow has them from a Catch node's msg.ask.id, say).
+    const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
+    const idOf = (text: string): string => {
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+        questions: Record<string, { id: string; question: string }>;
+      };
+      return Object.values(saved.questions).find((q) => q.question === text)!.id;
+    };
+    await waitFor(() => {
+      try {
+        return ['Door open', 'Window open'].every((t) => idOf(t) !== undefined);
+      } catch {
+        return false;
+      }
+    });
+    send('ask', { ask: { cancel: idOf('Window open') } });
+    send('ask', { ask: { cancel: true, id: idOf('Door open') } });
+    send('ask', { ask: { cancel: true } });
+    await waitFor(() => caught.messages.length === 1);
+    assert.match(
+      String((caught.messages[0]!.error as Error).message),
+      /msg\.ask\.cancel needs msg\.topic or msg\.ask\.id/,
+    );
+    await waitFor(() => statuses('ask').at(-1)?.text === `c: step 1/2, ${A}`);
+    await waitFor(() => out2.messages.length === 1, 8000);
+    assert.equal(out2.messages[0]!.payload, 'Gate open', 'only the question not named went on');
+    assert.equal(out.messages.length, 0);
+    assert.deepEqual(
+      jobsTo(env, B).map((j) => j.text.split('\n')[0]),
+      [`Passed on, no reply from ${A}: Gate open`],
+    );
+  });
+
+  it('a step kept in the outbox when Node-RED stops goes out from there after the restart, once, and its reply answers', async () => {
+    helper.settings({ userDir: env.userDir, smsgwOutboxRetryInterval: 100 } as Record<string, unknown>);
+    const flow = flowWith(env.emu.url, [asker({ wait: 5 })], { outbox: true });
+    env.emu.faults.add({ kind: 'http503', operation: 'SendSMS', count: 1000 });
+    await loadFlow(flow);
+    send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
+    const box = path.join(env.userDir, 'smsgw-outbox', 'cfg.jsonl');
+    await waitFor(() => existsSync(box) && readFileSync(box, 'utf8').includes('Freezer too warm'), 8000);
+    await helper.unload();
+    await loadFlow(flow);
+    const out = collect('out');
+    // The gateway still away: the step waits for the entry (the outbox sends it), it does not submit it again.
+    await sleep(1000);
+    const listed = await helper.request().get('/smsgw-config/cfg/outbox').expect(200);
+    assert.equal((listed.body as { entries: unknown[] }).entries.length, 1, 'one entry in the outbox');
+    env.emu.faults.clear();
+    await waitFor(() => jobsTo(env, A).length === 1, 8000);
+    await sleep(1500);
+    assert.equal(jobsTo(env, A).length, 1, 'sent once, from the outbox, not again by the step');
+    reply(env, A, '1');
+    await waitFor(() => out.messages.length === 1, 5000);
+    const ask = out.messages[0]!.ask as Record<string, unknown>;
+    assert.equal(ask.jobId, jobsTo(env, A)[0]!.id, "the step knows the outbox entry's JobId");
+    assert.equal(jobs(env).length, 1);
+  });
+
+  it('a step the gateway took just before Node-RED stopped (its answer lost) is looked up after the restart, not sent again', async () => {
+    const flow = flowWith(env.emu.url, [asker({ wait: 5 })]);
+    await loadFlow(flow);
+    // The gateway takes the SMS and the answer is lost; the lookup by its reference is still under way at the stop.
+    env.emu.faults.add({ kind: 'commitThenDrop', operation: 'SendSMS' });
+    env.emu.faults.add({ kind: 'delay', ms: 8000, operation: 'QueryJobInfoByJobCaption' });
+    send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
+    await waitFor(() => jobsTo(env, A).length === 1);
+    // The delay was taken: the lookup waits in the gateway.
+    await waitFor(() => !env.emu.faults.list().some((f) => f.kind === 'delay'));
+    await helper.unload();
+    env.emu.faults.clear();
+    await loadFlow(flow);
+    const out = collect('out');
+    await sleep(2000);
+    assert.equal(jobsTo(env, A).length, 1, 'found by its reference, not sent again');
+    reply(env, A, '1');
+    await waitFor(() => out.messages.length === 1, 5000);
+    assert.equal((out.messages[0]!.ask as Record<string, unknown>).jobId, jobsTo(env, A)[0]!.id);
+    assert.equal(jobs(env).length, 1);
   });
 
   it('open questions survive a restart: kept in the state file, the step ends on time, once', async () => {
