@@ -119,6 +119,13 @@ describe('ask questions in Redis (real redis-server)', function () {
       [q.id],
     );
     assert.equal((await one.store.inbox()).questions.length, 0, 'taken from the inbox in the same step');
+    const stranger = { token: 'not-the-holder', generation: 1 };
+    assert.equal(await one.store.remove(stranger, { ...q, code: 'a' }, 1000), false);
+    assert.equal(await one.store.cancelDone(stranger, 'c1'), false);
+    assert.equal((await one.store.load()).questions.length, 1, 'a removal with another token is refused');
+    assert.equal((await one.store.inbox()).cancels.length, 1, 'so is dropping a cancellation');
+    assert.equal(await one.store.cancelDone(one.lease.current()!, 'c1'), true);
+    assert.equal((await one.store.inbox()).cancels.length, 0);
     assert.equal(await one.store.remove(one.lease.current()!, { ...q, code: 'a' }, 1000), true);
     const after = await one.store.load();
     assert.deepEqual([after.questions.length, after.freed], [0, { a: 1000 }]);
