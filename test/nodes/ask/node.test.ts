@@ -17,6 +17,7 @@ import {
   statuses,
   stopEnv,
   waitFor,
+  warnings,
   type EmulatedJob,
   type Env,
   type FlowNode,
@@ -295,7 +296,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     assert.ok(damaged!.startsWith(`State file ${file} could not be read whole`), damaged);
   });
 
-  it("escalation steps marked critical use the spending guard's reserve; without it the step is refused (BUDGET) and output 2 follows", async () => {
+  it("escalation steps marked critical (or msg.priority critical) use the spending guard's reserve; without it the step is refused (BUDGET) and output 2 follows", async () => {
     // A day's limit of 1 SMS and a reserve of 1 for critical ones: the first step takes the limit.
     const budget = { budgetDay: 1, budgetReserve: 1 };
     await loadFlow(flowWith(env.emu.url, [asker({ critical: true })], budget));
@@ -322,5 +323,47 @@ describe('smsgw-ask node (issue 20 §2)', function () {
       [],
       'nothing sent for the refused step',
     );
+    await helper.unload();
+    // msg.priority = "critical": every message of that question may use the reserve, without the setting.
+    const flow3 = flowWith(env.emu.url, [asker({ critical: false })], budget).map((n) =>
+      n.id === 'cfg' ? { ...n, id: 'cfg3' } : n.type === 'smsgw-ask' ? { ...n, gateway: 'cfg3' } : n,
+    );
+    await loadFlow(flow3, { cfg3: { user: 'demo', password: 'demo-password' } });
+    const caught3 = collect('caught');
+    const out2c = collect('out2');
+    send('ask', { payload: 'Boiler off', topic: 'boiler', priority: 'critical' });
+    await waitFor(() => out2c.messages.length === 1, 8000);
+    assert.equal(caught3.messages.length, 0);
+    assert.equal(
+      jobsTo(env, B).filter((j) => j.text.includes('Boiler off')).length,
+      1,
+      'the second step went out on the reserve',
+    );
+  });
+
+  it('a msg too big to keep with its question: a warning; after a restart its output has msg.payload and msg.topic', async () => {
+    const flow = flowWith(env.emu.url, [asker({ wait: 2 })]);
+    await loadFlow(flow);
+    send('ask', { payload: 'Freezer too warm', topic: 'freezer', log: 'x'.repeat(70 * 1024) });
+    await waitFor(() => jobsTo(env, A).length === 1);
+    assert.deepEqual(warnings('ask'), [
+      'The msg is too big to keep whole with its question (over 64 kB, or not JSON): after a restart its output holds only msg.payload and msg.topic.',
+    ]);
+    // An HTTP-in msg's req and res cannot outlive the process: left out quietly, the rest kept.
+    send('ask', { payload: 'Door open', topic: 'door', req: { socket: {} }, res: { _res: {} }, room: 4 });
+    await waitFor(() => jobsTo(env, A).length === 2);
+    assert.equal(warnings('ask').length, 1);
+    const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
+    await waitFor(() => (readFileSync(file, 'utf8').match(/"state":"sent"/g) ?? []).length === 2);
+    await helper.unload();
+    await loadFlow(flow);
+    const out2 = collect('out2');
+    await waitFor(() => out2.messages.length === 2, 8000);
+    const byTopic = new Map(out2.messages.map((m) => [m.topic, m]));
+    const big = byTopic.get('freezer')!;
+    assert.equal(big.payload, 'Freezer too warm');
+    assert.equal(big.log, undefined, 'the big msg: payload and topic only');
+    const door = byTopic.get('door')!;
+    assert.deepEqual([door.payload, door.room, door.req, door.res], ['Door open', 4, undefined, undefined]);
   });
 });
