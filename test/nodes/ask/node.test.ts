@@ -167,6 +167,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     send('ask', { payload: 'Window open', topic: 'door' });
     send('ask', { payload: 'Gate open', topic: 'door' });
     await waitFor(() => jobsTo(env, A).length === 3);
+    await waitFor(() => statuses('ask').at(-1)?.text === '3 open: a, b, c');
     // The ask ids, as the state file keeps them (a flow has them from a Catch node's msg.ask.id, say).
     const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
     const idOf = (text: string): string => {
