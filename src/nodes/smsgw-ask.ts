@@ -11,8 +11,8 @@ import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus
 import { GatewayError } from '../errors';
 import { newQuestionId } from './ask/engine';
 import { AskHub } from './ask/hub';
-import { interimReplies } from './ask/interim-reader';
 import { numberKey } from './ask/numbers';
+import { readerReplies } from './ask/reader-replies';
 import type { AskSettings, Question, Tell } from './ask/question';
 import { resolveTexts, stepText, tellText, cancelText } from './ask/texts';
 import { NodeGatewayError, statusTextOf, toGatewayError } from './common/errors';
@@ -191,7 +191,7 @@ export default (RED: NodeAPI): void => {
     const overrides = overridesOf(RED, node, 'smsgw-ask', d);
     /** The msgs that asked, while their questions are open here (an output after a restart uses the kept copy). */
     const originals = new Map<string, NodeMessage>();
-    const hub = config ? AskHub.of(RED, config, interimReplies(config)) : undefined;
+    const hub = config ? AskHub.of(RED, config, readerReplies(config)) : undefined;
     let shown: NodeStatus | undefined;
 
     const status = (): void => {

@@ -16,6 +16,7 @@ import { coerceParams } from '../common/operations';
 import type { SmsgwConfigNode } from '../config/config-node';
 import { sendOutcome } from '../send/results';
 import { sendMessage } from '../send/send-path';
+import { INBOUND } from '../polling/queue-kinds';
 import { damageParams, type StateDamage } from '../polling/state-file';
 import { AskEngine, type AskNodeHandle, type Authority } from './engine';
 import { numberKey } from './numbers';
@@ -24,8 +25,8 @@ import type { ReplySource, ReplySubscription } from './replies';
 import { FileAskStore, type AskStore, type Hold } from './store';
 import { RedisAskStore } from './store-redis';
 
-/** The kind whose lease the inbound reader holds: the ask hub acts where the replies are read. */
-export const INBOUND_LEASE = 'smsgw-inbound';
+/** The lease the config node's inbound reader holds under coordination: the hub acts where the replies are read. */
+export const INBOUND_LEASE = INBOUND.type;
 /** How often a holder looks for questions another instance handed in. */
 export const INBOX_EVERY_MS = 1000;
 /** Outcomes of outbox entries nobody waited for are kept this long for a step that looks for them. */

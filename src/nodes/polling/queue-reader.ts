@@ -58,8 +58,8 @@ export type ReaderEvent =
   | { type: 'authRecovered' };
 
 /**
- * A listener of a queue's reader: the inbound SMS trigger today, an `smsgw-ask` node next (it needs each inbound
- * message once, durably, and may consume or ignore it).
+ * A listener of a queue's reader: the inbound SMS trigger, and the hub of a configuration's `smsgw-ask` nodes
+ * (ask/reader-replies.ts: it needs each inbound message once, durably, and may consume or ignore it).
  */
 export interface QueueListener<R> {
   /** Stable across restarts and instances (the node id): records read while it is away are kept under it. */

@@ -104,6 +104,40 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     assert.equal(jobsTo(env, B).length, 0, 'no SMS to the second number');
   });
 
+  it('an inbound SMS trigger and an ask on one gateway both get every reply, once (one reader, issue 20 §1)', async () => {
+    await loadFlow([
+      ...flowWith(env.emu.url, [
+        asker({ wait: 5 }),
+        { id: 'in', type: 'smsgw-inbound', gateway: 'cfg', interval: 1, inputs: 0, wires: [['in-out']] },
+      ]),
+      { id: 'in-out', type: 'helper', z: 'tab' },
+    ]);
+    const out = collect('out');
+    const inbound = collect('in-out');
+    send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
+    await waitFor(() => jobsTo(env, A).length === 1);
+    env.emu.control.injectInbound({ from: STRANGER, text: 'hello' });
+    reply(env, A, '1');
+    await waitFor(() => out.messages.length === 1 && inbound.messages.length === 2, 8000).catch(() => {
+      throw new Error(
+        `the ask got ${out.messages.length} answer(s), the trigger ${inbound.messages.length} message(s): ` +
+          JSON.stringify(inbound.messages.map((m) => [m.from, m.payload])),
+      );
+    });
+    assert.equal((out.messages[0]!.ask as Record<string, unknown>).from, A);
+    assert.deepEqual(
+      inbound.messages.map((m) => [m.from, m.payload]),
+      [
+        [STRANGER, 'hello'],
+        [A, '1'],
+      ],
+    );
+    await sleep(2500);
+    assert.equal(out.messages.length, 1, 'the answer once');
+    assert.equal(inbound.messages.length, 2, 'each message once to the trigger');
+    assert.deepEqual(warnings('in'), []);
+  });
+
   it('nobody replies: the second number gets it once, then output 2 once; a stranger answers nothing', async () => {
     await loadFlow(flowWith(env.emu.url, [asker()]));
     const out = collect('out');
