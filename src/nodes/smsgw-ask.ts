@@ -280,7 +280,7 @@ export default (RED: NodeAPI): void => {
       if (cancel === 'bad')
         throw new GatewayError(
           'VALIDATION',
-          'msg.ask.cancel needs msg.topic or msg.ask.id to name the question(s)',
+          'msg.ask.cancel needs msg.topic or msg.ask.id to name the questions to close',
         );
       if (cancel) {
         await hub!.cancel({ key: newQuestionId(), node: node.id, ...cancel, at: Date.now() });

@@ -12,6 +12,7 @@
  * its writes are fenced by its hold. All changes run one at a time.
  */
 import { randomBytes } from 'node:crypto';
+import { counted } from '../../count';
 import { createReference } from '../../reliability/reference';
 import { freeCode, recentlyFreed } from './codes';
 import { lastJobId, matchReply, type Reply } from './match';
@@ -146,7 +147,8 @@ export class AskEngine {
         for (const s of q.sms) this.sending.get(s.reference)?.abort();
         await this.remove(q);
       }
-      if (gone.length > 0) this.deps.warn(`${gone.length} open question(s) of a deleted ask node dropped`);
+      if (gone.length > 0)
+        this.deps.warn(`${counted(gone.length, 'open question')} of a deleted ask node dropped`);
     });
   }
 

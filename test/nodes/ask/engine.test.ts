@@ -240,7 +240,7 @@ describe('ask engine (issue 20 §2)', () => {
     h.engine.register('ask1', { output: () => undefined, failed: () => undefined, changed: () => undefined });
     await h.engine.unregister('ask1', true);
     assert.equal(h.engine.open().length, 0);
-    assert.deepEqual(h.warnings, ['1 open question(s) of a deleted ask node dropped']);
+    assert.deepEqual(h.warnings, ['1 open question of a deleted ask node dropped']);
     await h.clock.advance(60_000);
     assert.equal(h.sender.calls.length, 1, 'no further step');
     assert.equal(h.out.got.length, 0);

@@ -321,7 +321,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     await waitFor(() => out2.messages.length === 1, 6000);
     assert.equal(jobsTo(env, B).length, 1, 'the question that could be read went on');
     assert.deepEqual(errors('ask'), [
-      `1 open question(s) in ${file} could not be read and are left out (no output, no further step).`,
+      `1 open question in ${file} could not be read and is left out (no output, no further step).`,
     ]);
     await helper.unload();
     writeFileSync(file, '{\n"questions": {\n"x": {"id": "x", "no');
