@@ -114,6 +114,29 @@ describe('nodes: smsgw-config and the admin endpoints', () => {
     );
   });
 
+  it('a config without user or password: the inbound and HLR results triggers (one reader of the config, issue 20 §1) fail with CONFIG naming the gateway, nothing read', async () => {
+    for (const type of ['smsgw-inbound', 'smsgw-hlr-results', 'smsgw-dlr']) {
+      await loadFlow(
+        flowWith(
+          env.emu.url,
+          [{ id: 'p1', type, gateway: 'cfg', interval: 0, inputs: 1, wires: [['out']] }],
+          {
+            name: 'Alarm gateway',
+          },
+        ),
+        { cfg: {} },
+      );
+      const before = env.emu.requests.list().length;
+      const caught = nextMessage('caught');
+      send('p1', { payload: 'poll' });
+      const error = (await caught).error as { code: string; message: string };
+      assert.equal(error.code, 'CONFIG', type);
+      assert.match(error.message, /^gateway 'Alarm gateway' has no user\/password/, type);
+      assert.equal(env.emu.requests.list().length, before, `${type}: nothing was sent`);
+      await helper.unload();
+    }
+  });
+
   it('a config without an account still serves the any-operation node that sends no credentials', async () => {
     await loadFlow(
       flowWith(env.emu.url, [

@@ -18,6 +18,7 @@
  */
 import type { Node, NodeAPI } from 'node-red';
 import type { GatewayClient } from '../../client';
+import type { GatewayError } from '../../errors';
 import type { Hold, Lease } from '../../coordination/lease';
 import type { PendingEntry, RedisPollState, RedisQueueState } from '../../coordination/poll-state';
 import { toGatewayError } from '../common/errors';
@@ -94,6 +95,8 @@ export interface ReaderHost {
   node: Node;
   service: 'gateway' | 'legacy';
   client(): GatewayClient;
+  /** CONFIG "gateway '<name>' has no user/password" while the config lacks either; then nothing is read. */
+  accountError(): GatewayError | undefined;
   userDir: string | undefined;
   recovery: RecoverySettings;
   reliability: ReliabilityHost | undefined;
@@ -327,6 +330,9 @@ export class QueueReader<R> {
   private async run(signal: AbortSignal): Promise<void> {
     await this.ready;
     if (signal.aborted) return;
+    // No account: say so (CONFIG, as a send does) instead of asking the gateway, which would refuse the login.
+    const missing = this.host.accountError();
+    if (missing) throw missing;
     if (this.redis) {
       try {
         // Records this instance's file kept (coordination switched on since) go first.

@@ -31,6 +31,7 @@ export function attachQueueReaders(RED: NodeAPI, node: SmsgwConfigNode): void {
           node,
           service: node.service === 'legacy' ? 'legacy' : 'gateway',
           client: () => node.getClient(),
+          accountError: () => node.accountError,
           userDir: (RED.settings as unknown as Record<string, unknown>).userDir as string | undefined,
           recovery: recoverySettings(RED.settings),
           reliability: node.reliability,
