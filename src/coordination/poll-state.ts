@@ -199,6 +199,15 @@ export class RedisQueueState<S, L> {
     return typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as S) : undefined;
   }
 
+  /**
+   * Sets a batch marker that is not set yet (a day): true when this call set it. A read whose holder vanished is
+   * recovered by the next holder only after it claimed the read's marker, so a late stage of that read writes nothing.
+   */
+  async claim(marker: string): Promise<boolean> {
+    const r = await this.link.command(['SET', this.markerKey(marker), '1', 'NX', 'EX', '86400']);
+    return r !== null && r !== undefined;
+  }
+
   async stage(
     hold: Hold,
     state: S,

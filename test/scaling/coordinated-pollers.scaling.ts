@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { createClient } from '@redis/client';
-import type { RunningEmulator } from '../../src/emulator';
+import { startEmulator, type RunningEmulator } from '../../src/emulator';
 import { Lease } from '../../src/coordination/lease';
-import { RedisPollState } from '../../src/coordination/poll-state';
+import { RedisPollState, RedisQueueState } from '../../src/coordination/poll-state';
 import { RedisLink } from '../../src/coordination/redis-link';
 import { INBOUND } from '../../src/nodes/polling/queue-kinds';
 import {
@@ -260,6 +260,84 @@ describe('coordinated pollers (real redis-server)', function () {
     assert.equal(got.messages.length, 1, 'once');
     await waitFor(() => r.isReady, 5000);
     assert.equal(await r.hLen(`${p}cfg:smsgw-inbound:in:pending`), 0, 'nothing left pending');
+  });
+
+  it('a holder killed between the gateway answer and the stage: the next holder recovers what it collected, once (issue 23 §3)', async () => {
+    const p = prefix();
+    const base = `${p}cfg:smsgw-inbound`;
+    // An emulator of its own: a recovery reads every message of the last minutes, the earlier tests' too.
+    const emu = await startEmulator({ port: 0 });
+    try {
+      await loadFlow(flowWith(emu.url, [inbound], coordination(p)));
+      // The holder's next read that brings records ends as a kill would end it: answered (the gateway marked them
+      // collected), nothing staged after. Its lease is released at unload, as it lapses after a real kill.
+      const reader = (
+        helper.getNode('cfg') as unknown as {
+          queueReader(kind: typeof INBOUND): { read(...args: unknown[]): Promise<{ records: unknown[] }> };
+        }
+      ).queueReader(INBOUND);
+      const read = reader.read.bind(reader);
+      let killed = false;
+      reader.read = async (...args: unknown[]) => {
+        const result = await read(...args);
+        if (killed || result.records.length === 0) return result;
+        killed = true;
+        throw new Error('killed between the answer and the stage');
+      };
+      const first = collect('out');
+      for (let i = 0; i < 3; i++) emu.control.injectInbound({ from: '+491700000006', text: `killed ${i}` });
+      await waitFor(() => killed, 5000);
+      const left = JSON.parse((await r.get(`${base}:state`)) ?? '{}') as {
+        read?: { reading?: { id?: string } };
+      };
+      await helper.unload();
+      assert.equal(first.messages.length, 0, 'nothing handed on before the kill');
+
+      emu.control.injectInbound({ from: '+491700000006', text: 'next' });
+      await loadFlow(flowWith(emu.url, [inbound], coordination(p)));
+      const got = collect('out');
+      await waitFor(() => got.messages.length >= 4, 5000).catch(() => undefined);
+      await sleep(1500);
+      assert.deepEqual(
+        got.messages.map((m) => String(m.payload)).sort(),
+        ['killed 0', 'killed 1', 'killed 2', 'next'],
+        'each message once: 0 lost, 0 twice',
+      );
+      // The note was in Redis; its holder, had it only been cut off, could stage that read late: the recovery
+      // claimed the read's batch marker, so such a stage writes nothing (the records are not handed on twice).
+      const id = left.read?.reading?.id;
+      assert.ok(id, `the note of the read in flight was in Redis: ${JSON.stringify(left)}`);
+      assert.equal(await r.get(`${base}:staged:${id}`), '1', 'the recovery claimed the read');
+      const link = new RedisLink({ url: redis.url, prefix: p });
+      await link.ready();
+      try {
+        const late = new RedisQueueState<unknown, unknown>(link, `${base}:lease`, base);
+        const listener = late.listener('in');
+        await late.stage(
+          { token: 'the killed holder', generation: 0 },
+          {},
+          [
+            {
+              pending: listener,
+              state: { seen: [] },
+              entries: [{ key: 'late', value: { payload: 'killed 0' } }],
+            },
+          ],
+          true,
+          id,
+        );
+        assert.equal(
+          await r.hLen(`${base}:in:pending`),
+          0,
+          'a late stage of the claimed read writes nothing',
+        );
+      } finally {
+        await link.close();
+      }
+    } finally {
+      await helper.unload();
+      await emu.close();
+    }
   });
 
   it('Redis down: the poller stops and says so; back: it goes on without repeating anything', async () => {

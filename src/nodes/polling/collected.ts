@@ -25,6 +25,15 @@ export interface CollectedState {
   newest?: string;
   /** An answer was lost and its records not recovered yet: read from `from` (ISO); first lost at `since` (ms). */
   recover?: { from: string; since: number };
+  /**
+   * A collecting read was in flight when this was written (since `at`, ms): the note is written durably before the
+   * read is sent and dropped when its records are staged. Found by whoever reads next (the same node after a
+   * restart, the next lease holder), it means the holder may have been killed between the gateway's answer and the
+   * stage: a recovery read from `from` (ISO) runs first (absorbNote). `by`: the lease token of the holder that
+   * wrote it and `id` the read's batch marker (coordinated only: a holder cut off from Redis may still stage the
+   * read later, so the next holder claims the marker before it recovers, and the late stage then writes nothing).
+   */
+  reading?: { from: string; at: number; by?: string; id?: string };
 }
 
 export interface CollectingQueue<R> {
@@ -67,6 +76,41 @@ export interface CollectedRead<R> {
   gaveUp?: boolean;
   /** An answer was lost and recovery is off. */
   lostWithoutRecovery?: boolean;
+}
+
+/**
+ * The note to write durably before a collecting read is sent (see CollectedState.reading): a recovery from it reads
+ * what a lost answer of this read held, as readCollected would after a failed read.
+ */
+export function readingNote(
+  state: CollectedState,
+  options: Pick<RecoveryOptions, 'windowMs' | 'now'>,
+  holder?: { by: string; id: string },
+): NonNullable<CollectedState['reading']> {
+  const saved = state.newest ? Date.parse(state.newest) : NaN;
+  const now = options.now();
+  const from = new Date((Number.isNaN(saved) ? now : saved) - options.windowMs).toISOString();
+  return { from, at: now, ...holder };
+}
+
+/**
+ * The state as the next read starts from it: a note of a read in flight (left by a run that ended before the read's
+ * records were staged) becomes a recovery to run first. `staged`: the read's records were staged all the same (the
+ * caller found its batch marker set), the note is dropped.
+ */
+export function absorbNote(state: CollectedState, now: number, staged = false): CollectedState {
+  const { reading, ...rest } = state;
+  if (!reading || typeof reading !== 'object' || staged) return rest;
+  const noted = Date.parse(String(reading.from));
+  if (Number.isNaN(noted)) return rest;
+  const before = rest.recover ? Date.parse(rest.recover.from) : NaN;
+  return {
+    ...rest,
+    recover: {
+      from: new Date(Number.isNaN(before) ? noted : Math.min(before, noted)).toISOString(),
+      since: rest.recover?.since ?? now,
+    },
+  };
 }
 
 /** Whether a failed read may have been answered by the gateway (and so may have collected records). */

@@ -25,7 +25,14 @@ import { toGatewayError } from '../common/errors';
 import { sharedKey } from '../common/status';
 import type { CoordinationHost } from '../config/coordination-host';
 import type { ReliabilityHost } from '../config/reliability-host';
-import { readCollected, type CollectedRead, type CollectedState, type RecoverySettings } from './collected';
+import {
+  absorbNote,
+  readCollected,
+  readingNote,
+  type CollectedRead,
+  type CollectedState,
+  type RecoverySettings,
+} from './collected';
 import { CoordinationUnavailable, TAKEOVER_GRACE_MS } from './coordinated';
 import { warnOnce } from './odd-records';
 import { MIN_INTERVAL_S, READ_GRACE_MS } from './poll-node';
@@ -39,6 +46,8 @@ import { MAX_RECOVERY_JOBS } from './hlr-queue';
 
 /** A listener not registered for this long (its node deleted while Node-RED was down) is forgotten. */
 export const AWAY_MS = 7 * 86_400_000;
+/** One instance, nothing dated collected yet: the note of a read in flight is written again after this long. */
+const RENOTE_MS = 60_000;
 /** Records kept for one listener that is away; beyond, the oldest are dropped (with a warning). */
 export const MAX_OWED = 1_000;
 
@@ -138,6 +147,10 @@ export class QueueReader<R> {
   /** Listeners deleted while this reader ran: forgotten in the shared state too at the next read. */
   private readonly removed = new Set<string>();
   private readonly offRecovered: (() => void) | undefined;
+  /** One instance: the note of a collecting read in flight, written with the state until its records are saved. */
+  private note: CollectedState['reading'];
+  /** The last collecting read came back (answered or failed): a clean close drops the note. */
+  private readEnded = true;
 
   constructor(
     private readonly host: ReaderHost,
@@ -152,6 +165,8 @@ export class QueueReader<R> {
     this.ready = this.store.load().then(
       (loaded) => {
         if (loaded && typeof loaded === 'object') this.state = normalize(loaded);
+        // A read was in flight when the last run ended (a kill, a power cut): what it collected is recovered first.
+        this.state.read = absorbNote(this.state.read, Date.now());
       },
       (err: unknown) =>
         node.warn(RED._(sharedKey('errors.stateLoad'), { where: this.store.where, message: String(err) })),
@@ -220,6 +235,11 @@ export class QueueReader<R> {
     this.offRecovered?.();
     await this.poller.stop();
     await this.redis?.close();
+    if (this.note && this.readEnded) {
+      // Stopped cleanly: the next start needs no recovery read.
+      this.note = undefined;
+      await this.save();
+    }
     await this.store.flush().catch(() => undefined);
   }
 
@@ -284,6 +304,11 @@ export class QueueReader<R> {
     return result;
   }
 
+  /** @internal */
+  get recovery(): ReaderHost['recovery'] {
+    return this.host.recovery;
+  }
+
   /** @internal A signal that aborts READ_GRACE_MS after `signal`: a read that collects is not cut off. */
   graceful(signal: AbortSignal): { signal: AbortSignal; dispose(): void } {
     const c = new AbortController();
@@ -319,12 +344,15 @@ export class QueueReader<R> {
   }
 
   private save(): Promise<void> {
-    return this.store.save(this.state).catch((err: unknown) => {
-      // Handing on is still better than losing them; the next save may work.
-      this.host.node.warn(
-        this.host.RED._(sharedKey('errors.stateSave'), { where: this.store.where, message: String(err) }),
-      );
-    });
+    const { note, state } = this;
+    return this.store
+      .save(note ? { ...state, read: { ...state.read, reading: note } } : state)
+      .catch((err: unknown) => {
+        // Handing on is still better than losing them; the next save may work.
+        this.host.node.warn(
+          this.host.RED._(sharedKey('errors.stateSave'), { where: this.store.where, message: String(err) }),
+        );
+      });
   }
 
   private async run(signal: AbortSignal): Promise<void> {
@@ -350,17 +378,36 @@ export class QueueReader<R> {
     const counts = new Map<string, number>();
     // Records read before (a restart, a listener that failed to take them) go first.
     let dirty = await this.handOver(signal, counts);
+    if (this.host.recovery.enabled) {
+      // Durable before the read is sent: killed between the gateway's answer and the save below, the next start
+      // recovers what the answer held. Kept after a read that brought nothing (after a kill it costs a recovery
+      // read that finds nothing new), so a quiet queue writes nothing per poll; with nothing dated collected yet
+      // (the note reads from a window before now) it is written again once a minute at most.
+      const note = readingNote(this.state.read, { ...this.host.recovery, now: Date.now });
+      const kept = this.note;
+      const current =
+        kept !== undefined &&
+        (kept.from === note.from || (this.state.read.newest === undefined && note.at - kept.at < RENOTE_MS));
+      if (!current) {
+        this.note = note;
+        await this.save();
+        dirty = false;
+      }
+    }
     const grace = this.graceful(signal);
     let result: CollectedRead<R>;
+    this.readEnded = false;
     try {
       result = await this.read(grace.signal, this.state.read);
     } finally {
       grace.dispose();
     }
+    this.readEnded = true;
     this.state.read = result.state;
     if (result.records.length > 0) this.owe(encode(result.records));
     if (result.records.length > 0 || result.failure !== undefined || result.recoveries > 0) {
       // Collected on the server: durable before anything is handed on (a stopping flow keeps them for later).
+      this.note = undefined;
       await this.save();
       dirty = false;
     }
@@ -578,6 +625,16 @@ class RedisReading<R> {
     const saved = await this.redis(() => store.load());
     const state = saved ? normalize(saved) : await this.startState();
     delete state.owed;
+    // A note of a read in flight whose stage never wrote the state (its holder was killed or cut off): recovered
+    // first, unless its records were staged all the same (the batch marker is set). Claiming the marker makes a
+    // late stage by a holder cut off from Redis write nothing: the recovery alone hands those records on.
+    const note = state.read.reading;
+    const noteStaged =
+      typeof note === 'object' &&
+      note !== null &&
+      typeof note.id === 'string' &&
+      !(await this.redis(() => store.claim(note.id!)));
+    state.read = absorbNote(state.read, Date.now(), noteStaged);
     const ids = this.reader.known(state);
     const presentIds = new Set(present.map((l) => l.id));
     // Read before the gateway is: once it has answered, only the stage may need Redis (kept if Redis is gone).
@@ -595,6 +652,21 @@ class RedisReading<R> {
         }),
       ),
     );
+    let reading: CollectedState['reading'];
+    if (this.reader.recovery.enabled) {
+      // In Redis under this hold's token before the read is sent: a holder killed between the gateway's answer and
+      // the stage leaves it, and the next holder recovers what the answer held. The stage below drops it.
+      const [id] = stages[0]?.pending.nextKeys(1) ?? [];
+      reading = readingNote(
+        state.read,
+        { ...this.reader.recovery, now: Date.now },
+        id ? { by: hold.token, id } : undefined,
+      );
+      const noted = await this.redis(() =>
+        store.stage(hold, { ...state, read: { ...state.read, reading } }, [], false, undefined),
+      );
+      if (noted !== 'staged') return this.showWaiting();
+    }
     const grace = this.reader.graceful(signal);
     let result: CollectedRead<R>;
     try {
@@ -618,7 +690,7 @@ class RedisReading<R> {
       return { id, pending, state: { seen: seen.toJSON() }, entries };
     });
     const stage = (h: Hold): ReturnType<typeof store.stage> =>
-      store.stage(h, state, perListener, true, keys[0]);
+      store.stage(h, state, perListener, true, keys[0] === undefined ? undefined : (reading?.id ?? keys[0]));
     let staged: Awaited<ReturnType<typeof store.stage>>;
     try {
       staged = await stage(hold);

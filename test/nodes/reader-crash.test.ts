@@ -1,0 +1,110 @@
+/**
+ * A reader killed between the gateway's answer to a collecting read and the save of that read's records (issue 23
+ * §3 follow-up): the gateway marked them collected, so no later collecting read returns them. The reader notes
+ * durably that a collecting read is in flight before it sends it; the next start finds the note and runs the
+ * recovery read first. Simulated here without a kill: the read's answer arrives, then the poll ends before anything
+ * is saved (as a kill would end it), the flow is stopped, and a new reader starts from the same userDir.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Node, NodeMessage } from 'node-red';
+import { INBOUND } from '../../src/nodes/polling/queue-kinds';
+import {
+  flowWith,
+  helper,
+  loadFlow,
+  send,
+  sleep,
+  startEnv,
+  stopEnv,
+  waitFor,
+  type Env,
+  type FlowNode,
+} from './helpers';
+
+/** Makes the reader's next collecting read end as a kill would: answered by the gateway, nothing saved after. */
+export function killAfterAnswer(): { killed: () => boolean } {
+  const config = helper.getNode('cfg') as unknown as {
+    queueReader(kind: typeof INBOUND): { read(...args: unknown[]): Promise<unknown> };
+  };
+  const reader = config.queueReader(INBOUND);
+  const original = reader.read.bind(reader);
+  let killed = false;
+  reader.read = async (...args: unknown[]) => {
+    if (killed) return original(...args);
+    await original(...args);
+    killed = true;
+    throw new Error('killed between the answer and the save');
+  };
+  return { killed: () => killed };
+}
+
+describe('nodes: a reader killed between the gateway answer and the save (issue 23 §3 follow-up)', () => {
+  let env: Env;
+  before(async () => {
+    env = await startEnv();
+  });
+  after(() => stopEnv(env));
+  afterEach(async () => {
+    await helper.unload();
+    rmSync(path.join(env.userDir, 'smsgw-state', 'smsgw-inbound-reader.cfg.json'), { force: true });
+  });
+
+  const inboundFlow = (): FlowNode[] =>
+    flowWith(env.emu.url, [
+      {
+        id: 'in',
+        type: 'smsgw-inbound',
+        name: '',
+        gateway: 'cfg',
+        interval: 3600,
+        inputs: 1,
+        wires: [['out']],
+      },
+    ]);
+
+  function counter(): Map<string, number> {
+    const counts = new Map<string, number>();
+    (helper.getNode('out') as Node).on('input', (m: NodeMessage) =>
+      counts.set(String(m.payload), (counts.get(String(m.payload)) ?? 0) + 1),
+    );
+    return counts;
+  }
+
+  it('one instance: the next start recovers what the killed read collected, each message once', async () => {
+    const texts = (prefix: string, n: number): string[] =>
+      Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+    for (const text of texts('before ', 3)) env.emu.control.injectInbound({ from: '+4917012345001', text });
+    await loadFlow(inboundFlow());
+    const first = counter();
+    const kill = killAfterAnswer();
+    send('in', { payload: 'poll' });
+    await waitFor(kill.killed, 5000);
+    assert.equal(first.size, 0, 'nothing emitted before the kill');
+    const collected = (
+      env.emu.control.snapshot() as { accounts: { inbound: { collected: boolean }[] }[] }
+    ).accounts
+      .flatMap((a) => a.inbound)
+      .filter((m) => m.collected).length;
+    assert.equal(collected, 3, 'the gateway marked them collected');
+    await helper.unload();
+    const file = path.join(env.userDir, 'smsgw-state', 'smsgw-inbound-reader.cfg.json');
+    const noted = existsSync(file) && /"reading"/.test(readFileSync(file, 'utf8'));
+
+    for (const text of texts('after ', 2)) env.emu.control.injectInbound({ from: '+4917012345001', text });
+    await loadFlow(inboundFlow());
+    const second = counter();
+    send('in', { payload: 'poll' });
+    await waitFor(() => second.size === 5, 5000).catch(() => undefined);
+    send('in', { payload: 'poll' });
+    await sleep(300);
+    assert.deepEqual(
+      [...second].sort(),
+      [...texts('after ', 2), ...texts('before ', 3)].sort().map((t) => [t, 1]),
+      'each message once: 0 lost, 0 twice',
+    );
+    assert.ok(noted, 'the note of the read in flight was on disk');
+    assert.doesNotMatch(readFileSync(file, 'utf8'), /"recover"/, 'nothing left to recover');
+  });
+});
