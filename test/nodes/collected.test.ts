@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { GatewayError } from '../../src/errors';
 import {
   RECOVERY_GIVE_UP_MS,
+  absorbNote,
   readCollected,
+  readingNote,
   recoverySettings,
   type CollectedState,
   type CollectingQueue,
@@ -195,6 +197,38 @@ describe('reading a queue that collects, with recovery after a lost answer (issu
     assert.equal(r.lostWithoutRecovery, true);
     assert.deepEqual(q.recoverFrom, []);
     assert.equal(r.state.recover, undefined);
+  });
+
+  it('a note of a read in flight left by a killed run: the next read recovers first, each record once', async () => {
+    const q = new FakeQueue();
+    q.add(1, T0 - 5000);
+    const first = await readCollected(q, { seen: [] }, options());
+    // Before the next read is sent, the note (from the window before the newest record read); then the read is
+    // answered (the gateway collects 2 and 3) and the run is killed before its state is saved.
+    const note = readingNote(first.state, options());
+    assert.deepEqual(note, { from: new Date(T0 - 5000 - WINDOW).toISOString(), at: T0 });
+    q.add(2, T0 - 1000);
+    q.add(3, T0 - 500);
+    await q.collect();
+    q.add(4, T0);
+    const saved: CollectedState = { ...first.state, reading: note };
+    const next = await readCollected(q, absorbNote(saved, T0), options());
+    assert.deepEqual(
+      next.records.map((r) => r.id),
+      [2, 3, 4],
+    );
+    // The recovery read also finds 4, still in the queue: the collecting read's copy of it is not handed on again.
+    assert.equal(next.recovered, 3);
+    assert.equal(next.state.reading, undefined);
+    assert.equal(next.state.recover, undefined);
+    // A note whose read was staged all the same (its batch marker was set) is dropped: no recovery.
+    assert.deepEqual(absorbNote(saved, T0, true), first.state);
+    // A recovery already pending reads from the earlier of the two points.
+    const both = absorbNote(
+      { ...saved, recover: { from: new Date(T0 - 2 * WINDOW).toISOString(), since: 7 } },
+      T0,
+    );
+    assert.deepEqual(both.recover, { from: new Date(T0 - 2 * WINDOW).toISOString(), since: 7 });
   });
 
   it('settings.js: on by default, a 5-minute window, an empty caption', () => {

@@ -107,4 +107,27 @@ describe('nodes: a reader killed between the gateway answer and the save (issue 
     assert.ok(noted, 'the note of the read in flight was on disk');
     assert.doesNotMatch(readFileSync(file, 'utf8'), /"recover"/, 'nothing left to recover');
   });
+
+  it('one instance: a clean stop drops the note, so the next start makes no recovery read', async () => {
+    const recoveries = (): number =>
+      env.emu.requests.list().filter((r) => r.operation === 'QueryReceivedSMSByJobCaption').length;
+    env.emu.control.injectInbound({ from: '+4917012345002', text: 'quiet' });
+    await loadFlow(inboundFlow());
+    const first = counter();
+    send('in', { payload: 'poll' });
+    await waitFor(() => first.size === 1, 5000);
+    send('in', { payload: 'poll' });
+    await sleep(300);
+    const file = path.join(env.userDir, 'smsgw-state', 'smsgw-inbound-reader.cfg.json');
+    assert.match(readFileSync(file, 'utf8'), /"reading"/, 'the note stays after a read that brought nothing');
+    await helper.unload();
+    assert.doesNotMatch(readFileSync(file, 'utf8'), /"reading"/, 'dropped on a clean stop');
+    const before = recoveries();
+    await loadFlow(inboundFlow());
+    const second = counter();
+    send('in', { payload: 'poll' });
+    await sleep(500);
+    assert.equal(second.size, 0);
+    assert.equal(recoveries(), before, 'no recovery read after a clean stop');
+  });
 });
