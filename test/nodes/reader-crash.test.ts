@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Node, NodeMessage } from 'node-red';
-import { INBOUND } from '../../src/nodes/polling/queue-kinds';
+import { GatewayClient } from '../../src/client';
+import { HLR_RESULTS, INBOUND, type QueueKind } from '../../src/nodes/polling/queue-kinds';
 import {
   flowWith,
   helper,
@@ -24,11 +25,11 @@ import {
 } from './helpers';
 
 /** Makes the reader's next collecting read end as a kill would: answered by the gateway, nothing saved after. */
-export function killAfterAnswer(): { killed: () => boolean } {
+function killAfterAnswer(kind: QueueKind<never> = INBOUND as QueueKind<never>): { killed: () => boolean } {
   const config = helper.getNode('cfg') as unknown as {
-    queueReader(kind: typeof INBOUND): { read(...args: unknown[]): Promise<unknown> };
+    queueReader(kind: QueueKind<never>): { read(...args: unknown[]): Promise<unknown> };
   };
-  const reader = config.queueReader(INBOUND);
+  const reader = config.queueReader(kind);
   const original = reader.read.bind(reader);
   let killed = false;
   reader.read = async (...args: unknown[]) => {
@@ -48,7 +49,8 @@ describe('nodes: a reader killed between the gateway answer and the save (issue 
   after(() => stopEnv(env));
   afterEach(async () => {
     await helper.unload();
-    rmSync(path.join(env.userDir, 'smsgw-state', 'smsgw-inbound-reader.cfg.json'), { force: true });
+    for (const type of ['smsgw-inbound', 'smsgw-hlr-results'])
+      rmSync(path.join(env.userDir, 'smsgw-state', `${type}-reader.cfg.json`), { force: true });
   });
 
   const inboundFlow = (): FlowNode[] =>
@@ -106,6 +108,60 @@ describe('nodes: a reader killed between the gateway answer and the save (issue 
     );
     assert.ok(noted, 'the note of the read in flight was on disk');
     assert.doesNotMatch(readFileSync(file, 'utf8'), /"recover"/, 'nothing left to recover');
+  });
+
+  it('one instance, HLR results: the next start recovers what the killed read collected, each result once', async () => {
+    const hlrFlow = (): FlowNode[] =>
+      flowWith(env.emu.url, [
+        {
+          id: 'in',
+          type: 'smsgw-hlr-results',
+          name: '',
+          gateway: 'cfg',
+          interval: 3600,
+          inputs: 1,
+          wires: [['out']],
+        },
+      ]);
+    const topics = (): Map<string, number> => {
+      const counts = new Map<string, number>();
+      (helper.getNode('out') as Node).on('input', (m: NodeMessage) =>
+        counts.set(String(m.topic), (counts.get(String(m.topic)) ?? 0) + 1),
+      );
+      return counts;
+    };
+    const client = new GatewayClient({ baseUrl: env.emu.url, user: 'demo', password: 'demo-password' });
+    try {
+      await loadFlow(hlrFlow());
+      const first = topics();
+      const kill = killAfterAnswer(HLR_RESULTS as QueueKind<never>);
+      await client.send.sendHlr({ Caption: 'killed', Recipient: '+4917055545001,+4917055545002' });
+      env.emu.control.finishJobs();
+      send('in', { payload: 'poll' });
+      await waitFor(kill.killed, 5000);
+      assert.equal(first.size, 0, 'nothing emitted before the kill');
+      await helper.unload();
+
+      await client.send.sendHlr({ Caption: 'after', Recipient: '+4917055545003' });
+      env.emu.control.finishJobs();
+      await loadFlow(hlrFlow());
+      const second = topics();
+      send('in', { payload: 'poll' });
+      await waitFor(() => second.size === 3, 5000).catch(() => undefined);
+      send('in', { payload: 'poll' });
+      await sleep(300);
+      assert.deepEqual(
+        [...second].sort(),
+        [
+          ['+4917055545001', 1],
+          ['+4917055545002', 1],
+          ['+4917055545003', 1],
+        ],
+        'each result once: 0 lost, 0 twice',
+      );
+    } finally {
+      await client.close();
+    }
   });
 
   it('one instance: a clean stop drops the note, so the next start makes no recovery read', async () => {
