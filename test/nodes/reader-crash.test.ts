@@ -173,7 +173,7 @@ describe('nodes: a reader killed between the gateway answer and the save (issue 
     send('in', { payload: 'poll' });
     await waitFor(() => first.size === 1, 5000);
     send('in', { payload: 'poll' });
-    // The second read (it brings nothing) and its note: 300 ms was not enough for Node-RED 5 on Node 24 in the
+    // The second read (it brings nothing) and its note: 300 ms was not enough for the Node-RED 5 cell of the
     // matrix on a loaded machine.
     await sleep(2000);
     const file = path.join(env.userDir, 'smsgw-state', 'smsgw-inbound-reader.cfg.json');
