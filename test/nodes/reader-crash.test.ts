@@ -168,14 +168,23 @@ describe('nodes: a reader killed between the gateway answer and the save (issue 
     const recoveries = (): number =>
       env.emu.requests.list().filter((r) => r.operation === 'QueryReceivedSMSByJobCaption').length;
     env.emu.control.injectInbound({ from: '+4917012345002', text: 'quiet' });
+    // Counted from here: the earlier tests' reads are not this one's (and the log is a ring of 200).
+    env.emu.requests.clear();
     await loadFlow(inboundFlow());
     const first = counter();
     send('in', { payload: 'poll' });
     await waitFor(() => first.size === 1, 5000);
-    send('in', { payload: 'poll' });
-    // The second read (it brings nothing) and its note: 300 ms was not enough for the Node-RED 5 cell of the
-    // matrix on a loaded machine.
-    await sleep(2000);
+    // The second read (it brings nothing) and its note. The first poll may still be saving after it emitted, and
+    // a poll asked for while one runs joins that one instead of reading again (a loaded matrix cell failed here
+    // with a fixed sleep): ask again until the gateway has seen the second collecting read. The note is durable
+    // before that read is sent, so it is on disk once the gateway has the request.
+    const reads = (): number =>
+      env.emu.requests.list().filter((r) => r.operation === 'QueryReceivedNewSMS').length;
+    for (let i = 0; i < 50 && reads() < 2; i++) {
+      send('in', { payload: 'poll' });
+      await waitFor(() => reads() >= 2, 200).catch(() => undefined);
+    }
+    assert.equal(reads(), 2, 'a second collecting read');
     const file = path.join(env.userDir, 'smsgw-state', 'smsgw-inbound-reader.cfg.json');
     assert.match(readFileSync(file, 'utf8'), /"reading"/, 'the note stays after a read that brought nothing');
     await helper.unload();
