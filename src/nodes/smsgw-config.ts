@@ -16,6 +16,8 @@ import type { SmsgwConfigNode } from './config/config-node';
 import type { Destination, ServiceKind, SmsgwConfigDef, SmsgwCredentials } from './config/types';
 import { accountErrorOf, destinationOf } from './config/account';
 import { nameUnnamed } from './config/config';
+import { userDirOf } from './common/user-dir';
+import { sharedKey } from './common/status';
 
 /** How long a stopping flow waits for the gateway's requests in flight. */
 const CLOSE_WAIT_MS = 5000;
@@ -83,6 +85,12 @@ export default (RED: NodeAPI): void => {
       const changed = (): void => node.reliability.gateChanged();
       coordination.link?.on('up', changed);
       coordination.link?.on('down', changed);
+    }
+    if (userDirOf(RED) === undefined) {
+      // Said once here for every feature of this config that keeps state (readers, tracked deliveries, open
+      // questions of the ask node, budget counts) instead of silently by each: they run on, in memory only. The
+      // outbox, chosen for its durability, refuses instead (ReliabilityHost).
+      node.warn(RED._(sharedKey('warn.memoryOnly')));
     }
     // The one delivery-report poll shared by this config's tracking send nodes.
     attachDeliveryTracker(RED, node);

@@ -473,6 +473,38 @@ describe('nodes: durable outbox', function () {
     }
   });
 
+  it('no user directory, outbox off: the config node says once that what its nodes keep lives in memory only; with one it says nothing', async () => {
+    const url = `http://127.0.0.1:${port}`;
+    const warnsOf = (id: string): string[] => {
+      const n = helper.getNode(id) as unknown as { warn: { args: unknown[][]; thisValues: unknown[] } };
+      return n.warn.args.filter((_a, i) => n.warn.thisValues[i] === n).map((a) => String(a[0]));
+    };
+    const memoryOnly =
+      /^Node-RED has no user directory \(settings\.userDir\): .*open questions of ask nodes.*budget counts.*in memory only/;
+    helper.settings({ smsgwOutboxRetryInterval: 50 } as Record<string, unknown>);
+    try {
+      await loadFlow(flowWith(url, [sms('n1')], { budgetDay: 100 }));
+      assert.deepEqual(
+        warnsOf('cfg')
+          .filter((w) => /user directory/.test(w))
+          .map((w) => memoryOnly.test(w)),
+        [true],
+        `one warning naming what is kept in memory only: ${warnsOf('cfg').join(' | ')}`,
+      );
+      const out = nextMessage('out');
+      send('n1', { payload: 'still sent', topic: 'mem-only' });
+      await out;
+    } finally {
+      await helper.unload();
+      helper.settings({ userDir: env.userDir, smsgwOutboxRetryInterval: 50 } as Record<string, unknown>);
+    }
+    await loadFlow(flowWith(url, [sms('n1')], { budgetDay: 100 }));
+    assert.deepEqual(
+      warnsOf('cfg').filter((w) => /user directory/.test(w)),
+      [],
+    );
+  });
+
   it('outbox directory replaced by a file while the flow runs: refused (CONFIG) until it can be written again, then the outbox is written anew from what it holds', async () => {
     const url = `http://127.0.0.1:${port}`;
     rmSync(outboxDir(), { recursive: true, force: true });

@@ -18,6 +18,7 @@ import { SharedBudgetLedger } from '../../coordination/shared-budget';
 import { failed, sharedKey, warn } from '../common/status';
 import type { CoordinationHost } from './coordination-host';
 import type { SmsgwConfigDef } from './types';
+import { userDirOf } from '../common/user-dir';
 
 /** The Budget tab's labels (nodes/locales/en-US/smsgw-config.json), so an error names the field a user sees. */
 export const BUDGET_LABELS = {
@@ -103,12 +104,10 @@ export class BudgetHost {
     this.settings = settings;
     const link = coordination?.link;
     this.shared = link !== undefined;
-    const userDir = (RED.settings as unknown as Record<string, unknown>).userDir;
+    const userDir = userDirOf(RED);
+    // Without a user directory: in memory only (the config node says so once, for all its features).
     this.file =
-      !link && typeof userDir === 'string' && userDir !== ''
-        ? path.join(userDir, STATE_DIR, `budget.${def.id}.json`)
-        : undefined;
-    if (!link && !this.file) node.warn(RED._(sharedKey('budget.noUserDir')));
+      !link && userDir !== undefined ? path.join(userDir, STATE_DIR, `budget.${def.id}.json`) : undefined;
     if (settings.hold && !outbox) node.warn(RED._(sharedKey('budget.holdNeedsOutbox')));
     const ledger: Promise<BudgetLedger> = link
       ? Promise.resolve(new SharedBudgetLedger(link, coordination!.key('budget')))

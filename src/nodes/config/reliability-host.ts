@@ -23,6 +23,7 @@ import type { SmsgwConfigDef } from './types';
 import type { CoordinationHost } from './coordination-host';
 import { ownedSender, type FallbackOutboxStore } from '../../coordination/outbox-fallback';
 import type { Lease } from '../../coordination/lease';
+import { userDirOf } from '../common/user-dir';
 
 /** What every node using the config shows besides its own state. */
 export interface ConfigHealth {
@@ -142,9 +143,9 @@ export class ReliabilityHost {
       node.warn(RED._(sharedKey('warn.tlsOff')));
     }
 
-    const userDir = (RED.settings as unknown as Record<string, unknown>).userDir;
+    const userDir = userDirOf(RED);
     this.outboxFile =
-      def.outbox === true && typeof userDir === 'string' && userDir !== ''
+      def.outbox === true && userDir !== undefined
         ? path.join(userDir, OUTBOX_DIR, `${def.id}.jsonl`)
         : undefined;
     this.outboxWanted = def.outbox === true;
