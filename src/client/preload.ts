@@ -8,6 +8,7 @@
  */
 import { loadTransport } from '../transport';
 import { defaultCountryOf } from './recipients';
+import { loadGeneric } from './invoke';
 
 export function preloadClient(defaultCountry?: string): void {
   // Called from a setImmediate, where a throw would end Node-RED: what fails here fails again as an error of the
@@ -15,6 +16,19 @@ export function preloadClient(defaultCountry?: string): void {
   try {
     loadTransport();
     defaultCountryOf(defaultCountry);
+  } catch {
+    // reported by the call (see above)
+  }
+}
+
+/**
+ * The generic path's libraries (xmlbuilder2 alone ~120 ms), loaded at deploy by the any-operation node. Called from
+ * a setImmediate as preloadClient is: a require that fails (a damaged install) must not end Node-RED; the call that
+ * needs the library fails with it instead, as an error of that msg.
+ */
+export function preloadGeneric(): void {
+  try {
+    loadGeneric();
   } catch {
     // reported by the call (see above)
   }

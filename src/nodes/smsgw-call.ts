@@ -6,7 +6,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import type { InvokeOptions, InvokeTarget } from '../client';
 import { GatewayError } from '../errors';
-import { loadGeneric } from '../client/invoke';
+import { preloadGeneric } from '../client/preload';
 import { resolveInvokeLimits, type InvokeLimits } from '../generic/limits';
 import { isBytes, isDate } from '../shape';
 import { attachConfig, requireConfig } from './config/config';
@@ -63,7 +63,7 @@ export default (RED: NodeAPI): void => {
     const config = attachConfig(RED, this, def.gateway);
     // The generic path's libraries (xmlbuilder2 alone: ~120 ms, several times that on a busy machine) load at
     // deploy, not while the first msg waits and every other flow with it.
-    setImmediate(loadGeneric);
+    setImmediate(preloadGeneric);
     const o = overridesOf(RED, this, 'smsgw-call', def as unknown as Record<string, unknown>);
     const lists = (def.lists ?? '')
       .split(',')
