@@ -158,6 +158,19 @@ export async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<v
   }
 }
 
+/**
+ * Sends `poll` to a trigger until `check` holds (bounded: 50 tries of 200 ms). A poll asked for while one runs
+ * joins that one instead of reading again, and a test cannot see when a poll has ended (it saves after it emitted),
+ * so a single send after a fixed sleep can miss the read it waits for on a loaded machine.
+ */
+export async function pollUntil(id: string, check: () => boolean): Promise<void> {
+  for (let i = 0; i < 50 && !check(); i++) {
+    send(id, { payload: 'poll' });
+    await waitFor(check, 200).catch(() => undefined);
+  }
+  if (!check()) throw new Error(`${id}: the condition was not met after 50 polls`);
+}
+
 export interface Env {
   emu: RunningEmulator;
   userDir: string;

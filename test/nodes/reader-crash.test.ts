@@ -15,6 +15,7 @@ import {
   flowWith,
   helper,
   loadFlow,
+  pollUntil,
   send,
   sleep,
   startEnv,
@@ -180,10 +181,7 @@ describe('nodes: a reader killed between the gateway answer and the save (issue 
     // before that read is sent, so it is on disk once the gateway has the request.
     const reads = (): number =>
       env.emu.requests.list().filter((r) => r.operation === 'QueryReceivedNewSMS').length;
-    for (let i = 0; i < 50 && reads() < 2; i++) {
-      send('in', { payload: 'poll' });
-      await waitFor(() => reads() >= 2, 200).catch(() => undefined);
-    }
+    await pollUntil('in', () => reads() >= 2);
     assert.equal(reads(), 2, 'a second collecting read');
     const file = path.join(env.userDir, 'smsgw-state', 'smsgw-inbound-reader.cfg.json');
     assert.match(readFileSync(file, 'utf8'), /"reading"/, 'the note stays after a read that brought nothing');
