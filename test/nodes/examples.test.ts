@@ -168,7 +168,9 @@ describe('nodes: example flows', () => {
         await sleep(300);
       }
       await waitFor(
-        () => Object.entries(expected.counts).every(([label, n]) => (got.get(label)?.length ?? 0) >= n),
+        () =>
+          Object.entries(expected.counts).every(([label, n]) => (got.get(label)?.length ?? 0) >= n) &&
+          (expected.until?.(env) ?? true),
         10_000,
       ).catch(() => undefined);
       await sleep(200);
