@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { createClient } from '@redis/client';
 import type { RunningEmulator } from '../../src/emulator';
-import { PASSWORD, quietEmulator, seeded } from '../reliability/helpers';
-import { counterNode, Instance } from './cluster';
+import { quietEmulator, seeded } from '../reliability/helpers';
+import { coordinatedConfig, counterNode, Instance } from './cluster';
 import { startRedisServer, type RedisServer } from './redis-server';
 
 const SEED = Number(process.env.SMSGW_SCALING_SEED || Date.now() % 1_000_000);
@@ -31,19 +31,7 @@ const numbersOf = (i: number): [string, string] => [
 function flows(emulatorUrl: string, redisUrl: string): unknown[] {
   return [
     { id: 'tab', type: 'tab', label: 'ask scaling' },
-    {
-      id: 'cfg',
-      type: 'smsgw-config',
-      name: 'gateway',
-      baseUrl: emulatorUrl,
-      service: 'gateway',
-      transport: 'soap11',
-      coordinate: true,
-      redisUrl,
-      redisPrefix: PREFIX,
-      redisLease: LEASE_S,
-      credentials: { user: 'demo', password: PASSWORD },
-    },
+    coordinatedConfig({ emulatorUrl, redisUrl, prefix: PREFIX, leaseS: LEASE_S }),
     // POST /ask {id, question, numbers} -> ask; answered 200 once the question is kept (done()), 500 if refused.
     { id: 'http-ask', z: 'tab', type: 'http in', url: '/ask', method: 'post', wires: [['ask']] },
     {

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { deployFlows, startNodeRed, type RunningNodeRed } from '../../scripts/lib/nodered';
 import { ensureBuilt, installInto, packPackage, ROOT } from '../../scripts/lib/package';
 import { freePort } from '../../scripts/lib/proc';
+import { PASSWORD } from '../reliability/helpers';
 
 export const OUT = process.env.SMSGW_SCALING_OUT || join(ROOT, 'test', 'scaling', 'out');
 const nodeRedDir = dirname(require.resolve('node-red/package.json', { paths: [ROOT] }));
@@ -108,6 +109,30 @@ export class Instance {
   counted(): string[] {
     return readFileSync(this.countFile, 'utf8').split('\n').filter(Boolean);
   }
+}
+
+/**
+ * The gateway configuration node of a flow deployed to the instances: coordinated through the test's Redis, the
+ * emulator's demo account; `extra` adds settings (outbox, ...).
+ */
+export function coordinatedConfig(
+  o: { emulatorUrl: string; redisUrl: string; prefix: string; leaseS: number },
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    id: 'cfg',
+    type: 'smsgw-config',
+    name: 'gateway',
+    baseUrl: o.emulatorUrl,
+    service: 'gateway',
+    transport: 'soap11',
+    coordinate: true,
+    redisUrl: o.redisUrl,
+    redisPrefix: o.prefix,
+    redisLease: o.leaseS,
+    ...extra,
+    credentials: { user: 'demo', password: PASSWORD },
+  };
 }
 
 /** The function node that counts: appends synchronously, so a record counts once the next node ran for it. */

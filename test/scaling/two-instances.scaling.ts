@@ -20,7 +20,7 @@ import { createClient } from '@redis/client';
 import { GatewayClient } from '../../src/client';
 import type { RunningEmulator } from '../../src/emulator';
 import { PASSWORD, quietEmulator, seeded } from '../reliability/helpers';
-import { counterNode, Instance, KILLED } from './cluster';
+import { coordinatedConfig, counterNode, Instance, KILLED } from './cluster';
 import { startRedisServer, type RedisServer } from './redis-server';
 
 const FULL = process.env.SMSGW_SCALING_FULL === '1';
@@ -40,20 +40,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 function flows(emulatorUrl: string, redisUrl: string): unknown[] {
   return [
     { id: 'tab', type: 'tab', label: 'scaling' },
-    {
-      id: 'cfg',
-      type: 'smsgw-config',
-      name: 'gateway',
-      baseUrl: emulatorUrl,
-      service: 'gateway',
-      transport: 'soap11',
-      coordinate: true,
-      redisUrl,
-      redisPrefix: PREFIX,
-      redisLease: LEASE_S,
-      outbox: true,
-      credentials: { user: 'demo', password: PASSWORD },
-    },
+    coordinatedConfig({ emulatorUrl, redisUrl, prefix: PREFIX, leaseS: LEASE_S }, { outbox: true }),
     { id: 'in', z: 'tab', type: 'smsgw-inbound', gateway: 'cfg', interval: 1, wires: [['count-in']] },
     {
       id: 'dlr',
