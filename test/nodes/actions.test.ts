@@ -6,10 +6,10 @@ import {
   loadFlow,
   nextMessage,
   send,
-  sleep,
   startEnv,
   statuses,
   stopEnv,
+  waitFor,
   type Env,
 } from './helpers';
 import { startEmulator } from '../../src/emulator';
@@ -49,7 +49,8 @@ describe('nodes: action nodes other than send-sms', () => {
       await loadFlow(flowWith(env.emu.url, [hlr({ wait: true, waitTimeout: 10 })]));
       const out = nextMessage('out');
       send('n1', { recipient: '+4917022222222' });
-      await sleep(150);
+      // The job must exist before it is finished: a fixed 150 ms missed a SendHLR slowed by a loaded machine.
+      await waitFor(() => env.emu.state.jobs().some((j) => j.recipients.includes('+4917022222222')));
       env.emu.control.finishJobs();
       const p = (await out).payload as { hlr: { Number: string; NecValue: string }[] };
       assert.equal(p.hlr.length, 1);

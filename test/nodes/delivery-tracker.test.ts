@@ -308,7 +308,9 @@ describe('delivery tracker (shared QueryReceivedDLR poll)', () => {
       busy(t);
       const release = t.expect();
       const early = await send(['+4917099900055']);
-      await new Promise((r) => setTimeout(r, 200)); // the tracker's own polls read its report meanwhile
+      // The tracker's own polls read its report and keep it for the send under way (a fixed 200 ms could end
+      // before that read on a loaded machine: the job tracked below would then not be final at once).
+      await waitUntil(() => t.unmatchedSize === 1);
       t.track({ jobId: early, owner: 'n1', recipients: ['+4917099900055'], timeoutMs: 60_000 });
       release();
       await waitUntil(() => got.length === 1);

@@ -20,6 +20,7 @@ import {
   sleep,
   startEnv,
   stopEnv,
+  waitFor,
   type Env,
   type FlowNode,
 } from './helpers';
@@ -71,7 +72,8 @@ describe('nodes: msg overrides a flow expects', () => {
       await loadFlow(flowWith(env.emu.url, [hlr({ wait: false })]));
       const out = nextMessage('out');
       send('n1', { recipient: '+4917022200001', wait: true });
-      await sleep(150);
+      // The job must exist before it is finished: a fixed 150 ms missed a SendHLR slowed by a loaded machine.
+      await waitFor(() => env.emu.state.jobs().some((j) => j.recipients.includes('+4917022200001')));
       env.emu.control.finishJobs();
       const p = (await out).payload as { hlr?: { NecValue: string }[] };
       assert.equal(p.hlr?.length, 1);

@@ -111,7 +111,8 @@ describe('nodes: poller state (context store, fetched-but-not-emitted records)',
     env.emu.faults.add({ kind: 'delay', ms: 600, operation: 'QueryReceivedNewSMS' });
     await helper.unload(); // stopped ...
     await loadFlow(flow); // ... and started: this poll reads (and collects) the message, 600 ms late
-    await sleep(100);
+    // The read is at the gateway (its delay taken): a fixed 100 ms could stop the flow before the read began.
+    await waitFor(() => !env.emu.faults.list().some((f) => f.kind === 'delay'));
     const got = collect('out');
     await helper.unload(); // the flow stops while that read is in flight
     got.stop();
