@@ -17,6 +17,11 @@ export interface ExampleExpectation {
   /** Runs before the inject of this name is pressed (what a user may have done meanwhile). */
   beforePressing?: Record<string, (env: Env) => Promise<void>>;
   /**
+   * After the inject of this name was pressed: what must have happened before the next one is pressed (it reads
+   * what this one left), waited for (up to 10 s). A fixed pause between presses could end first on a loaded machine.
+   */
+  afterPressing?: Record<string, (seen: Seen) => boolean>;
+  /**
    * What the example does that no debug node shows (an SMS sent by an ask node), waited for (up to 10 s) beside
    * the counts: a fixed pause missed it on a loaded machine, where the ask node's durable write takes longer.
    */
@@ -106,6 +111,8 @@ export const EXPECTED: Record<string, ExampleExpectation> = {
   },
   'Delivery tracking': {
     counts: { sent: 1, 'job, reports, replies': 1, 'send a tracked SMS first': 0, errors: 0 },
+    // "look up job" reads the caption the send left in the flow context.
+    afterPressing: { 'send tracked SMS': (seen) => seen('sent').length > 0 },
     beforePressing: {
       // Another flow sent an SMS after the tracked one: the lookup must still show the tracked job.
       'look up job': async (env) => {
@@ -199,6 +206,8 @@ export const EXPECTED: Record<string, ExampleExpectation> = {
   'Spending guard': {
     // 8 alarms against a daily limit of 10: all go out; the warning at 80 % (8 of 10), then the count asked for.
     counts: { sent: 8, refused: 0, budget: 2 },
+    // "count now" must see the 8 sends counted: the warning at 8 of 10 says they are.
+    afterPressing: { 'flapping sensor: 8 alarms': (seen) => seen('budget').length >= 1 },
     shows(seen, env) {
       const texts = seen('sent').map((m) => jobOf(env, rec(m.payload)).text);
       assert.deepEqual(

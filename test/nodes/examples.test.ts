@@ -166,6 +166,13 @@ describe('nodes: example flows', () => {
         await expected.beforePressing?.[String(inj.name)]?.(env);
         (helper.getNode(inj.id) as Node).receive({});
         await sleep(300);
+        const pressed = expected.afterPressing?.[String(inj.name)];
+        if (pressed)
+          await waitFor(() => pressed((label) => got.get(label) ?? []), 10_000).catch(() => {
+            throw new Error(
+              `after "${String(inj.name)}": ${JSON.stringify([...got].map(([k, v]) => [k, v.length]))}`,
+            );
+          });
       }
       await waitFor(
         () =>
