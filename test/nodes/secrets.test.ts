@@ -170,6 +170,21 @@ describe('nodes: the password never leaves the credentials', function () {
     // The outbox folder appears with the first kept send: until then there is nothing to read.
     const outboxDir = path.join(userDir, 'smsgw-outbox');
     await waitFor(() => existsSync(outboxDir) && readdirSync(outboxDir).length > 0, 20_000);
+    // What is asserted below to have happened, waited for (a fixed pause could end first on a loaded machine);
+    // then a pause for anything later, which must not carry the password either.
+    const caughtNow = (): Record<string, unknown>[] =>
+      seen.filter((m) => (m as { error?: unknown }).error !== undefined) as Record<string, unknown>[];
+    await waitFor(() => {
+      const codes = new Set(caughtNow().map((m) => (m.error as { code: string }).code));
+      const kept = readdirSync(outboxDir).map((f) => readFileSync(path.join(outboxDir, f), 'utf8'));
+      return (
+        kept.some((t) => t.includes('{"add":{') || t.includes('"entries":[{')) &&
+        caughtNow().length >= 20 &&
+        codes.has('AUTH') &&
+        codes.has('VALIDATION') &&
+        seen.length - caughtNow().length >= 5
+      );
+    }, 20_000).catch(() => undefined);
     await sleep(3000);
 
     const outbox = readdirSync(path.join(userDir, 'smsgw-outbox')).map((f) =>
