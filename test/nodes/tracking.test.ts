@@ -158,8 +158,11 @@ describe('nodes: smsgw-send-sms delivery tracking (outputs 2 and 3)', () => {
   it('two tracking nodes on one config share one poll, which stops when nothing is tracked', async () => {
     await loadFlow(flow([sender('s1'), sender('s2')]));
     const got = collect('out2');
-    send('s1', { payload: 'a', recipient: '+4917012399031' });
-    send('s2', { payload: 'b', recipient: '+4917012399032' });
+    // Scheduled for tomorrow: tracked, and final only at finishJobs below (sent now, the emulator's own delivery
+    // after 0.7 s could end the tracking before a loaded machine made two polls).
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    send('s1', { payload: 'a', recipient: '+4917012399031', sendDate: tomorrow });
+    send('s2', { payload: 'b', recipient: '+4917012399032', sendDate: tomorrow });
     await waitFor(() => env.emu.requests.list().filter((r) => r.operation === 'SendSMS').length >= 2);
     env.emu.requests.clear();
     const from = Date.now();
