@@ -237,7 +237,8 @@ describe('smsgw-ask node (issue 20 §2)', function () {
 
   it('a step kept in the outbox when Node-RED stops goes out from there after the restart, once, and its reply answers', async () => {
     helper.settings({ userDir: env.userDir, smsgwOutboxRetryInterval: 100 } as Record<string, unknown>);
-    const flow = flowWith(env.emu.url, [asker({ wait: 5 })], { outbox: true });
+    // A step of a minute: the reply below must answer the first step, however slowly this machine reads it.
+    const flow = flowWith(env.emu.url, [asker({ wait: 60 })], { outbox: true });
     env.emu.faults.add({ kind: 'http503', operation: 'SendSMS', count: 1000 });
     await loadFlow(flow);
     send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
@@ -262,7 +263,9 @@ describe('smsgw-ask node (issue 20 §2)', function () {
   });
 
   it('a step the gateway took just before Node-RED stopped (its answer lost) is looked up after the restart, not sent again', async () => {
-    const flow = flowWith(env.emu.url, [asker({ wait: 5 })]);
+    // A step of a minute: the reply below must answer the first step (with 5 s, a loaded machine read it after the
+    // step had passed the question on to the second number: a second SMS, which this test counts as sent again).
+    const flow = flowWith(env.emu.url, [asker({ wait: 60 })]);
     await loadFlow(flow);
     // The gateway takes the SMS and the answer is lost; the lookup by its reference is still under way at the stop.
     env.emu.faults.add({ kind: 'commitThenDrop', operation: 'SendSMS' });
