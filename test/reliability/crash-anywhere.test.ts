@@ -234,8 +234,12 @@ describe('reliability: crash anywhere (kill -9 of a real Node-RED while the gate
     red.proc.child.kill('SIGKILL');
     await exited;
   };
-  /** Waits until the outbox is empty (admin API), then stops Node-RED normally. */
-  const drainAndStop = async (ms: number): Promise<void> => {
+  /**
+   * Waits until the outbox is empty (admin API) and the ledger shows what the test asserts (`settled`, up to 10 s:
+   * the flow writes the last results a moment after the journal let go of them, longer on a loaded machine), then
+   * stops Node-RED normally.
+   */
+  const drainAndStop = async (ms: number, settled: (l: Ledger) => boolean): Promise<void> => {
     const red = nodeRed!;
     const deadline = Date.now() + ms;
     for (;;) {
@@ -245,7 +249,9 @@ describe('reliability: crash anywhere (kill -9 of a real Node-RED while the gate
       if (Date.now() > deadline) throw new Error(`the outbox did not drain: ${JSON.stringify(body)}`);
       await sleep(250);
     }
-    // The last results are written by the flow a moment after the journal let go of them.
+    const end = Date.now() + 10_000;
+    while (!settled(readLedger(ledger)) && Date.now() < end) await sleep(100);
+    // A late second output or send would show now.
     await sleep(500);
     await red.proc.stop();
   };
@@ -273,7 +279,7 @@ describe('reliability: crash anywhere (kill -9 of a real Node-RED while the gate
     await killRed();
     await up(() => 0, false);
     nodeRed = await startRed(false, nrPort);
-    await drainAndStop(60_000);
+    await drainAndStop(60_000, (l) => l.restored >= N);
     const jobs = jobsByMessage();
     const l = readLedger(ledger);
     const figures = {
@@ -341,7 +347,13 @@ describe('reliability: crash anywhere (kill -9 of a real Node-RED while the gate
     const drainStarted = Date.now();
     nodeRed = await startRed(false, nrPort);
     const produced = ROUNDS * BURST;
-    await drainAndStop(FULL ? 300_000 : 90_000);
+    await drainAndStop(FULL ? 300_000 : 90_000, (l) => {
+      const jobs = jobsByMessage();
+      return (
+        [...l.accepted].every((i) => l.outputs.has(i) || l.errors.has(i)) &&
+        [...jobs.keys()].every((i) => l.outputs.has(i))
+      );
+    });
     const drainSeconds = Math.round((Date.now() - drainStarted) / 1000);
     const jobs = jobsByMessage();
     const l = readLedger(ledger);
