@@ -42,6 +42,14 @@ function killAfterAnswer(kind: QueueKind<never> = INBOUND as QueueKind<never>): 
   return { killed: () => killed };
 }
 
+/** After the restart: a poll that should bring everything, then one more, in which a repeat would show. */
+async function pollAllThenOnceMore(all: () => boolean): Promise<void> {
+  send('in', { payload: 'poll' });
+  await waitFor(all, 5000).catch(() => undefined);
+  send('in', { payload: 'poll' });
+  await sleep(300);
+}
+
 describe('nodes: a reader killed between the gateway answer and the save (issue 23 §3 follow-up)', () => {
   let env: Env;
   before(async () => {
@@ -98,10 +106,7 @@ describe('nodes: a reader killed between the gateway answer and the save (issue 
     for (const text of texts('after ', 2)) env.emu.control.injectInbound({ from: '+4917012345001', text });
     await loadFlow(inboundFlow());
     const second = counter();
-    send('in', { payload: 'poll' });
-    await waitFor(() => second.size === 5, 5000).catch(() => undefined);
-    send('in', { payload: 'poll' });
-    await sleep(300);
+    await pollAllThenOnceMore(() => second.size === 5);
     assert.deepEqual(
       [...second].sort(),
       [...texts('after ', 2), ...texts('before ', 3)].sort().map((t) => [t, 1]),
@@ -147,10 +152,7 @@ describe('nodes: a reader killed between the gateway answer and the save (issue 
       env.emu.control.finishJobs();
       await loadFlow(hlrFlow());
       const second = topics();
-      send('in', { payload: 'poll' });
-      await waitFor(() => second.size === 3, 5000).catch(() => undefined);
-      send('in', { payload: 'poll' });
-      await sleep(300);
+      await pollAllThenOnceMore(() => second.size === 3);
       assert.deepEqual(
         [...second].sort(),
         [

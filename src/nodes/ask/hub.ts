@@ -24,6 +24,7 @@ import type { AskSms, CancelRequest, Question } from './question';
 import type { ReplySource, ReplySubscription } from './replies';
 import { FileAskStore, type AskStore, type Hold } from './store';
 import { RedisAskStore } from './store-redis';
+import { userDirOf } from '../common/user-dir';
 
 /** The lease the config node's inbound reader holds under coordination: the hub acts where the replies are read. */
 export const INBOUND_LEASE = INBOUND.type;
@@ -108,9 +109,8 @@ export class AskHub {
       this.store = new RedisAskStore(coordination.link, lease.key, coordination.key('smsgw-ask'), dropped);
       authority = new LeaseAuthority(lease);
     } else {
-      const userDir = (RED.settings as unknown as Record<string, unknown>).userDir as string | undefined;
       const damaged = (d: StateDamage): void => this.report(damagedText(RED, d));
-      this.store = new FileAskStore(userDir, config.id, damaged, dropped);
+      this.store = new FileAskStore(userDirOf(RED), config.id, damaged, dropped);
     }
     this.engine = new AskEngine({
       store: this.store,

@@ -10,6 +10,7 @@ import { CoordinationUnavailable, coordinatedPolling } from './coordinated';
 import { emitInBatches } from './emit';
 import { receivedStatus } from './pending';
 import type { PollContext, PollResult } from './pending';
+import { userDirOf } from '../common/user-dir';
 
 export type { PollContext, PollResult } from './pending';
 
@@ -36,7 +37,7 @@ export function stateStoreFor<S>(RED: NodeAPI, node: Node, def: PollDef): StateS
   const name = typeof def.store === 'string' ? def.store.trim() : '';
   return name
     ? new ContextStateStore<S>(node, name, def.type)
-    : new FileStateStore<S>(RED.settings.userDir as string | undefined, def.type, def.id, (damage) =>
+    : new FileStateStore<S>(userDirOf(RED), def.type, def.id, (damage) =>
         node.error(RED._(sharedKey('errors.stateDamaged'), damageParams(damage))),
       );
 }

@@ -7,6 +7,7 @@ import type { SmsgwConfigNode } from '../config/config-node';
 import { recoverySettings } from './collected';
 import type { QueueKind } from './queue-kinds';
 import { QueueReader } from './queue-reader';
+import { userDirOf } from '../common/user-dir';
 
 /** A config node that owns readers (see attachQueueReaders). */
 export interface ReaderOwner {
@@ -32,7 +33,7 @@ export function attachQueueReaders(RED: NodeAPI, node: SmsgwConfigNode): void {
           service: node.service === 'legacy' ? 'legacy' : 'gateway',
           client: () => node.getClient(),
           accountError: () => node.accountError,
-          userDir: (RED.settings as unknown as Record<string, unknown>).userDir as string | undefined,
+          userDir: userDirOf(RED),
           recovery: recoverySettings(RED.settings),
           reliability: node.reliability,
           coordination: node.coordination,

@@ -4,6 +4,7 @@ import { ReportStatuses } from '../polling/report-status';
 import { damageParams } from '../polling/state-file';
 import { sharedKey } from '../common/status';
 import type { SmsgwConfigNode } from '../config/config-node';
+import { userDirOf } from '../common/user-dir';
 
 /** A config node that owns a delivery tracker (see attachDeliveryTracker). */
 export interface TrackerHost {
@@ -32,7 +33,7 @@ export function attachDeliveryTracker(RED: NodeAPI, node: SmsgwConfigNode): void
   let tracker: DeliveryTracker | undefined;
   (node as SmsgwConfigNode & TrackerHost).getDeliveryTracker = (): DeliveryTracker => {
     tracker ??= new DeliveryTracker({
-      userDir: settings.userDir as string | undefined,
+      userDir: userDirOf(RED),
       id: node.id,
       query: (start, limit, signal) =>
         node.getClient().information.queryReceivedDlr({ StartDate: start, Limit: limit }, { signal }),
