@@ -270,9 +270,12 @@ describe('ask engine (issue 20 §2)', () => {
 
   it('a restart resumes: the step ends when it would have, once; a planned SMS is looked up, not sent blind', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'smsgw-ask-'));
+    // Their writes end before the directory goes (a write still under way failed the removal: ENOTEMPTY).
+    const stores: FileAskStore[] = [];
     try {
       const clock = new ManualClock();
       const first = harness({ clock, store: new FileAskStore(dir, 'cfg') });
+      stores.push(first.store as FileAskStore);
       await first.engine.start();
       await first.engine.ask(question(clock));
       await until(() => first.sender.calls.length === 1 && first.engine.open()[0]?.sms[0]?.state === 'sent');
@@ -289,6 +292,7 @@ describe('ask engine (issue 20 §2)', () => {
 
       const sender = new FakeSender();
       const second = harness({ clock, sender, store: new FileAskStore(dir, 'cfg') });
+      stores.push(second.store as FileAskStore);
       await second.engine.start();
       await clock.advance(1900);
       assert.equal(sender.asks(B).length, 0, 'not before its time');
@@ -302,6 +306,7 @@ describe('ask engine (issue 20 §2)', () => {
       assert.equal(second.out.got.length, 1);
       assert.equal(second.out.got[0]!.which, 2);
     } finally {
+      await Promise.all(stores.map((s) => s.flush().catch(() => undefined)));
       rmSync(dir, { recursive: true, force: true });
     }
   });
