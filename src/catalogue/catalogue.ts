@@ -36,6 +36,9 @@ export function createCatalogue(tables: CatalogueTables): Catalogue {
   for (const op of operations) {
     const key = operationKey(op);
     if (byKey.has(key)) throw new Error(`the catalogue lists ${key} twice`);
+    // A job the gateway creates is charged or reaches a phone: only the send gate may call it.
+    if (op.sends === true && op.costs !== true)
+      throw new Error(`the catalogue lists ${key} as creating a job (sends) but not as costing (costs)`);
     byKey.set(key, op);
     let list = byService.get(op.service);
     if (!list) byService.set(op.service, (list = []));

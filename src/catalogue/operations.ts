@@ -52,6 +52,7 @@ function legacy(
     params,
     result: { type: t.string, bare: 'string', legacy: kind },
     sends: kind === 'send',
+    costs: kind === 'send',
     doc,
     ...(node ? { node } : {}),
     ...extra,
@@ -156,7 +157,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     ],
     'SOAPResponseOfCreateJobInfo',
     'Send a text to one or more recipients.',
-    { sends: true, statusCheck: CREATE_OK, node: 'smsgw-send-sms' },
+    { sends: true, costs: true, statusCheck: CREATE_OK, node: 'smsgw-send-sms' },
   ),
   typed(
     'send',
@@ -169,7 +170,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     ],
     'SOAPResponseOfCreateJobInfo',
     'Send a text to one recipient.',
-    { sends: true, statusCheck: CREATE_OK, node: 'smsgw-send-sms' },
+    { sends: true, costs: true, statusCheck: CREATE_OK, node: 'smsgw-send-sms' },
   ),
   {
     service: 'send',
@@ -182,6 +183,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     ],
     result: { type: t.listOf('SOAPResponseOfCreateJobInfo'), bare: 'ArrayOfSOAPResponseOfCreateJobInfo' },
     sends: true,
+    costs: true,
     statusCheck: CREATE_OK,
     doc: 'Mobile numbers as HighQuality SMS, other numbers as fixed-line voice SMS.',
     node: 'smsgw-send-sms',
@@ -192,10 +194,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth, ...str('Caption', 'Recipient')],
     'SOAPResponseOfCreateJobInfo',
     'Start an HLR lookup.',
-    {
-      sends: true,
-      statusCheck: CREATE_OK,
-    },
+    { sends: true, costs: true, statusCheck: CREATE_OK },
   ),
   typed(
     'send',
@@ -203,7 +202,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth, ...str('Caption', 'Recipient', 'Sender', 'Data', 'SendDate')],
     'SOAPResponseOfCreateBinJobInfo',
     'Send a binary message with a user data header.',
-    { sends: true, statusCheck: { path: ['ParseStatus'], ok: ['Ok'] } },
+    { sends: true, costs: true, statusCheck: { path: ['ParseStatus'], ok: ['Ok'] } },
   ),
 
   // ---- customer operations (path configurable, default /gateway/Customer.asmx)

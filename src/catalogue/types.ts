@@ -94,6 +94,14 @@ export interface OperationDef {
   /** True for operations that create a job (never blindly retried). */
   readonly sends?: boolean;
   /**
+   * True for operations that cost money or send something to a phone: every SMS of either service, binary and
+   * UDH messages, HLR lookups, SMSCR, and any future operation that charges the account or reaches a handset.
+   * Only the send gate (src/nodes/send/gate.ts) calls them: spending guard, outbox, reference in the Caption,
+   * flow control and the opt-out check. An operation that `sends` must have it (createCatalogue refuses one
+   * that does not); test/architecture fails when a module calls one around the gate.
+   */
+  readonly costs?: boolean;
+  /**
    * True for reads that mark what they return as collected (QueryReceivedNewSMS, GetNewRecivedSMS2,
    * QueryNewHLRJobs): repeated only after a failure that surely did not reach the gateway, since a repeat after a
    * lost answer returns nothing of what it held; such a failure is marked ambiguous (the records may be lost).

@@ -6,10 +6,8 @@
  */
 import type { CountryCode, PhoneNumber } from 'libphonenumber-js/min';
 import { GatewayError } from '../errors';
+import { recipientEntries, usesOtherSeparators } from '../recipient-text';
 import { bytesOf, isBytes } from '../shape';
-
-/** What a recipient text is split on (docs/assumptions.md "Recipient text"), as the emulator splits it. */
-const SEPARATOR = /[,;\n]/;
 /** Kept by people in numbers for reading; left out before the check. */
 const PUNCTUATION = /[\s\-./()[\]]/g;
 const NUMBER = /^\+?\d+$/;
@@ -64,12 +62,22 @@ export function checkRecipient(text: string, rules: RecipientRules): RecipientEn
   return { input, number: parsed.number };
 }
 
-/** Every non-blank entry of a recipient text (one number or a comma/semicolon/newline separated list). */
+/**
+ * Every non-blank entry of a recipient text (one number or a list), split as the spending guard counts it
+ * (recipient-text.ts: comma, semicolon, line breaks, tab, `|`).
+ */
 export function checkRecipientText(text: string, rules: RecipientRules): RecipientEntry[] {
-  return text
-    .split(SEPARATOR)
-    .filter((s) => s.trim() !== '')
-    .map((s) => checkRecipient(s, rules));
+  return recipientEntries(text).map((s) => checkRecipient(s, rules));
+}
+
+/**
+ * The text to send for checked entries: in international form joined by `,` with a default country; without one
+ * the text as given, unless it separates them with something the gateway may not read as a separator (a CR
+ * alone, a tab, `|`): then the entries joined by `,`, so the gateway gets the numbers the guard counted.
+ */
+function sendable(text: string, entries: readonly RecipientEntry[], rules: RecipientRules): string {
+  if (rules.defaultCountry) return entries.map((e) => e.number).join(',');
+  return entries.length > 1 && usesOtherSeparators(text) ? entries.map((e) => e.input).join(',') : text;
 }
 
 /** The VALIDATION message for refused entries: each named, with what a recipient must be. */
@@ -105,12 +113,14 @@ export function checkRecipientValue(
     const bad: RecipientEntry[] = [];
     const out = value.map((item: unknown) => {
       if (typeof item !== 'string' && typeof item !== 'number') return item;
-      const entries = checkRecipientText(String(item), rules);
+      const text = String(item);
+      const entries = checkRecipientText(text, rules);
       for (const e of entries) if (e.problem) bad.push(e);
-      return rules.defaultCountry ? entries.map((e) => e.number).join(',') : item;
+      const sent = sendable(text, entries, rules);
+      return sent === text ? item : sent;
     });
     if (bad.length > 0) refuse(recipientMessage(bad, rules));
-    return rules.defaultCountry ? out : value;
+    return out.every((item, i) => item === value[i]) ? value : out;
   }
   return value;
 }
@@ -128,5 +138,5 @@ function checkText(text: string, rules: RecipientRules, refuse: (message: string
   const entries = checkRecipientText(text, rules);
   const bad = entries.filter((e) => e.problem);
   if (bad.length > 0) refuse(recipientMessage(bad, rules));
-  return rules.defaultCountry ? entries.map((e) => e.number).join(',') : text;
+  return sendable(text, entries, rules);
 }

@@ -6,16 +6,21 @@
  * - binary data (SendUDH, SendBinData, SendBinData2): 140 bytes in one SMS, 134 per part beyond that;
  * - a binary message from a URL (SendBinURL): its size is not known before the gateway fetches it: 1;
  * - an HLR lookup (SendHLR): no SMS, but it is charged: 1 per number.
- * Recipients are the entries of the recipient text or list (split on comma, semicolon and newline, as the
- * recipient check splits them; SMSCR's bytes as UTF-8 text), at least 1.
+ * Recipients are the entries of the recipient text or list, split on every separator the gateway might honour
+ * (recipient-text.ts: comma, semicolon, line breaks CR and LF among them, tab, `|`), as the recipient check splits
+ * them; SMSCR's bytes as UTF-8 text; a list written as invoke() takes it (`{ string: [...] }`) by its items; at
+ * least 1.
  */
 import type { OperationDef } from '../catalogue/types';
+import { recipientEntryCount } from '../recipient-text';
+import { isPlainObject } from '../shape';
 import { analyzeText } from '../text';
 
-const SEPARATOR = /[,;\n]/;
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
+/** How deep a recipient value's nested lists and objects are read (a msg cannot make the count recurse forever). */
+const MAX_DEPTH = 8;
 
-const entriesOf = (text: string): number => text.split(SEPARATOR).filter((s) => s.trim() !== '').length;
+const entriesOf = recipientEntryCount;
 
 /** Shape, not class: a Buffer made in another realm (a function node) counts the same. */
 const isBytes = (v: unknown): v is Uint8Array =>
@@ -26,15 +31,22 @@ const isBytes = (v: unknown): v is Uint8Array =>
 
 /** Recipients of a recipient parameter's value. */
 export function recipientCount(value: unknown, bytesAreText = false): number {
-  let n = 0;
+  return Math.max(1, entriesIn(value, bytesAreText, 0));
+}
+
+function entriesIn(value: unknown, bytesAreText: boolean, depth: number): number {
   if (isBytes(value))
-    n = entriesOf(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8'));
-  else if (typeof value === 'string')
-    // SMSCR's bRecipient as text is its base64 form (as the outbox stores it and the request builder sends it).
-    n = entriesOf(bytesAreText ? Buffer.from(value, 'base64').toString('utf8') : value);
-  else if (typeof value === 'number') n = 1;
-  else if (Array.isArray(value)) for (const item of value) n += recipientCount(item);
-  return Math.max(1, n);
+    return entriesOf(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8'));
+  // SMSCR's bRecipient as text is its base64 form (as the outbox stores it and the request builder sends it).
+  if (typeof value === 'string')
+    return entriesOf(bytesAreText ? Buffer.from(value, 'base64').toString('utf8') : value);
+  if (typeof value === 'number') return 1;
+  if (depth >= MAX_DEPTH) return 1;
+  let n = 0;
+  if (Array.isArray(value)) for (const item of value) n += entriesIn(item, false, depth + 1);
+  // A list as a child element per item (`{ string: [...] }`): every value counts.
+  else if (isPlainObject(value)) for (const key in value) n += entriesIn(value[key], false, depth + 1);
+  return n;
 }
 
 /** SMS a binary message of `bytes` takes: 140 bytes in one, 134 per part when a concatenation header is needed. */

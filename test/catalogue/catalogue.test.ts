@@ -51,6 +51,37 @@ describe('operation catalogue', () => {
     assert.throws(() => CATALOGUE.enumType('toString'), /unknown enum toString/);
   });
 
+  it('marks what costs money or reaches a phone: every send, HLR, UDH, binary, SMSCR; no read, no customer operation', () => {
+    const marked = OPERATIONS.filter((o) => o.costs === true).map((o) => `${o.service}/${o.name}`);
+    assert.deepEqual(marked, [
+      'send/SendSMS',
+      'send/SendSimpleSMS',
+      'send/SendMobileOrFixlineSMS',
+      'send/SendHLR',
+      'send/SendUDH',
+      'legacy/SendText',
+      'legacy/SendText2',
+      'legacy/SendSMS',
+      'legacy/SendSMS2',
+      'legacy/SendSimpleSMS',
+      'legacy/SMSCR',
+      'legacy/SendBinURL',
+      'legacy/SendBinData',
+      'legacy/SendBinData2',
+    ]);
+    // Every operation that creates a job is marked; a catalogue that forgets one is refused.
+    for (const op of OPERATIONS) if (op.sends) assert.equal(op.costs, true, op.name);
+    const unmarked = { ...OPERATIONS.find((o) => o.name === 'SendHLR')!, costs: false };
+    assert.throws(
+      () =>
+        createCatalogue({
+          ...CATALOGUE,
+          operations: [...OPERATIONS.filter((o) => o.name !== 'SendHLR'), unmarked],
+        }),
+      /send\/SendHLR as creating a job \(sends\) but not as costing \(costs\)/,
+    );
+  });
+
   it('marks RPC/encoded operations only in the older service, as the spec does', () => {
     assert.ok(OPERATIONS.filter((o) => o.style === 'rpc').every((o) => o.service === 'legacy'));
     // Spot checks of the spec's table: the RPC operations have document-style twins.

@@ -114,4 +114,23 @@ describe('GatewayClient: recipients are checked before sending', () => {
       { input: '+4917012345678', number: '+4917012345678' },
     ]);
   });
+
+  it('splits as the spending guard counts: numbers separated by CR, tab or | are each checked and sent as a comma list', async () => {
+    // Without the split, "0170 1111111\r0170 2222222" read as one number of 20 digits and passed.
+    assert.deepEqual(
+      checkRecipientText('0170 1111111\r0170 2222222\t+4917033333333|abc', {}).map((e) => e.input),
+      ['0170 1111111', '0170 2222222', '+4917033333333', 'abc'],
+    );
+    const c = client();
+    await c.send.sendSimpleSms({
+      ...sms([]),
+      SendDate: '',
+      Recipient: '+4917011111111\r+4917022222222|+4917033333333',
+    });
+    assert.match(sends().at(-1)!, /<Recipient>\+4917011111111,\+4917022222222,\+4917033333333<\/Recipient>/);
+    // The usual separators stay as the flow wrote them.
+    await c.send.sendSimpleSms({ ...sms([]), SendDate: '', Recipient: '+4917011111111;\n+4917022222222' });
+    assert.match(sends().at(-1)!, /<Recipient>\+4917011111111;\n\+4917022222222<\/Recipient>/);
+    await c.close();
+  });
 });

@@ -202,4 +202,23 @@ describe('budget: the spending guard', () => {
     assert.equal(sendCost(op('legacy', 'SMSCR'), { bRecipient: bytes.toString('base64'), Msg: 'hi' }), 3);
     assert.equal(sendCost(op('legacy', 'SendBinURL'), { Recipient: '+491', URL: 'https://x' }), 1);
   });
+
+  it('recipients are counted on every separator the gateway might honour: CR, tab, |, the Unicode line breaks', () => {
+    const send = op('send', 'SendSimpleSMS');
+    const ten = (sep: string): string =>
+      Array.from({ length: 10 }, (_, i) => `+4917012345${String(i).padStart(2, '0')}`).join(sep);
+    for (const sep of [',', ';', '\n', '\r', '\r\n', '\t', '|', '\v', '\f', '\u0085', '\u2028', '\u2029'])
+      assert.equal(sendCost(send, { Recipient: ten(sep), SMSText: 'hi' }), 10, JSON.stringify(sep));
+    // Spaces inside a number are not separators; blank entries count nothing.
+    assert.equal(sendCost(send, { Recipient: '+49 170 1234567', SMSText: 'hi' }), 1);
+    assert.equal(sendCost(send, { Recipient: ',+491,,\r\n;', SMSText: 'hi' }), 1);
+    // SMSCR's bytes and a list item holding several numbers.
+    assert.equal(sendCost(op('legacy', 'SMSCR'), { bRecipient: Buffer.from(ten('\r')), Msg: 'hi' }), 10);
+    assert.equal(sendCost(op('send', 'SendSMS'), { Recipient: ['+491\r+492', '+493'], SMSText: 'hi' }), 3);
+    // A list as invoke() writes it for SOAP: a child element per item.
+    assert.equal(
+      sendCost(op('send', 'SendSMS'), { Recipient: { string: ['+491', '+492|+493'] }, SMSText: 'hi' }),
+      3,
+    );
+  });
 });
