@@ -1,20 +1,26 @@
 /**
  * smsgw-call ("any operation"): client.invoke() from a flow. Service or path and operation from the dialog
  * (msg.service / msg.operation override), parameters from msg.payload (an object), SOAP header blocks from
- * msg.soapHeaders; the answer as a plain object on the node's Output property.
+ * msg.soapHeaders; the answer as a plain object on the node's Output property. An operation that costs goes
+ * through the send gate like every send node's (send/gate.ts: guard, outbox, reference, flow control).
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import type { InvokeOptions, InvokeTarget } from '../client';
+import type { OperationDef } from '../catalogue';
 import { GatewayError } from '../errors';
 import { preloadGeneric } from '../client/preload';
 import { resolveInvokeLimits, type InvokeLimits } from '../generic/limits';
 import { isBytes, isDate } from '../shape';
 import { attachConfig, requireConfig } from './config/config';
-import { onInput } from './common/input';
+import { onInput, type InputResult } from './common/input';
 import { nodeOutput } from './common/output';
 import { queryStatus } from './common/present';
 import { overridesOf } from './common/override-table';
-import { warn } from './common/status';
+import { jobStatus, warn } from './common/status';
+import { invokeThroughGate, type Invoked } from './send/gate';
+import { emitRestored } from './send/restored';
+import { sendOutcome } from './send/results';
+import { sentFields, type SendDone } from './send/send-path';
 
 interface CallDef extends NodeDef {
   gateway: string;
@@ -57,6 +63,38 @@ function paramsOf(payload: unknown): Record<string, unknown> {
 const text = (v: unknown): string | undefined =>
   typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
 
+/**
+ * What the node outputs for an operation that went through the send gate, as close to invoke()'s answer as the
+ * typed send allows: a typed service's envelope `{ StatusCode, Value }` (the Value as the typed client decodes
+ * it), the older service's `{ raw, ok, id, queued }` (raw: the string invoke() gives); with the send nodes'
+ * fields beside them: caption (as sent), reference, recovered, outbox.
+ */
+function gatedPayload(op: OperationDef, sent: SendDone): Record<string, unknown> {
+  const value = sent.value;
+  const answer =
+    op.service === 'legacy' && typeof value === 'object' && value !== null
+      ? (value as Record<string, unknown>)
+      : { StatusCode: 'Ok', Value: value };
+  return { ...answer, ...sentFields(sent) };
+}
+
+function present(RED: NodeAPI, operation: string, done: Invoked): InputResult {
+  if (done.kind === 'gated') {
+    const outcome = sendOutcome(done.sent.value);
+    return {
+      payload: gatedPayload(done.op, done.sent),
+      status: jobStatus(RED, outcome.JobId, outcome.queued),
+    };
+  }
+  const value = done.value;
+  // A typed service's envelope: a LoginStatus other than Ok shows yellow (invoke() does not judge it).
+  const login = isObject(value) && typeof value.StatusCode === 'string' ? value.StatusCode : 'Ok';
+  return {
+    payload: value,
+    status: login === 'Ok' ? queryStatus(operation, value) : warn(`${operation}: ${login}`),
+  };
+}
+
 export default (RED: NodeAPI): void => {
   function SmsgwCall(this: Node, def: CallDef): void {
     RED.nodes.createNode(this, def);
@@ -80,10 +118,15 @@ export default (RED: NodeAPI): void => {
       this.error(limitsError.message);
     }
 
-    onInput(RED, this, nodeOutput(RED, def), async (msg, signal) => {
+    const output = nodeOutput(RED, def);
+    // What costs may wait in the outbox: its outcome after a restart comes back here (as the send nodes emit it).
+    emitRestored(RED, this, config, output);
+
+    onInput(RED, this, output, async (msg, signal, ctx) => {
       if (limitsError) throw limitsError;
       // Sending no credentials ("none"), the node works with a configuration without an account.
-      const client = requireConfig(config, def.auth !== 'none').getClient();
+      const cfg = requireConfig(config, def.auth !== 'none');
+      const client = cfg.getClient();
       const target = o.msg(msg, 'service') ?? (def.service === 'path' ? text(def.path) : def.service);
       const operation = o.msg(msg, 'operation') ?? text(def.operation);
       if (!target || !operation) {
@@ -106,13 +149,8 @@ export default (RED: NodeAPI): void => {
         // operation of the gateway uses.
         options.credentials = { user: 'User', password: 'Password' };
       }
-      const value = await client.invoke(target as InvokeTarget, operation, paramsOf(msg.payload), options);
-      // A typed service's envelope: a LoginStatus other than Ok shows yellow (invoke() does not judge it).
-      const login = isObject(value) && typeof value.StatusCode === 'string' ? value.StatusCode : 'Ok';
-      return {
-        payload: value,
-        status: login === 'Ok' ? queryStatus(operation, value) : warn(`${operation}: ${login}`),
-      };
+      const request = { target: target as InvokeTarget, operation, params: paramsOf(msg.payload), options };
+      return present(RED, operation, await invokeThroughGate(cfg, request, signal, ctx));
     });
   }
 

@@ -39,13 +39,23 @@ describe('nodes: smsgw-call (any operation)', () => {
   });
 
   for (const transport of ['soap11', 'soap12', 'get', 'post']) {
-    it(`${transport}: a known operation with its parameters from msg.payload; the answer as a plain object`, async () => {
+    it(`${transport}: a send goes through the send gate (reference, typed answer); a query's answer is a plain object`, async () => {
       await loadFlow(
         // GET/POST over plain http need the config's consent (the emulator is on loopback).
-        flowWith(env.emu.url, [callNode({ service: 'send', operation: 'SendSMS', typed: true })], {
-          transport,
-          allowInsecure: true,
-        }),
+        flowWith(
+          env.emu.url,
+          [
+            callNode({ service: 'send', operation: 'SendSMS' }),
+            callNode({
+              id: 'n2',
+              service: 'information',
+              operation: 'QueryJobInfoByJobCaption',
+              typed: true,
+              wires: [['out2']],
+            }),
+          ],
+          { transport, allowInsecure: true },
+        ),
       );
       const soap = transport.startsWith('soap');
       const out = nextMessage('out');
@@ -54,6 +64,7 @@ describe('nodes: smsgw-call (any operation)', () => {
         payload: {
           Caption: `call-${transport}`,
           Sender: 'Flow',
+          // invoke()'s SOAP form of a list (a child element per item) and the plain list both go.
           Recipient: soap ? { string: ['+4917012345678'] } : ['+4917012345678'],
           SMSText: 'sent through any operation',
           SmsTyp: 'Standard',
@@ -62,17 +73,41 @@ describe('nodes: smsgw-call (any operation)', () => {
         },
       });
       const msg = await out;
-      const answer = msg.payload as { StatusCode: string; Value: { Status: string; JobId: number } };
+      const answer = msg.payload as {
+        StatusCode: string;
+        Value: { Status: string; JobId: number; queued: boolean };
+        caption: string;
+        reference: string;
+        recovered: boolean;
+      };
       assert.equal(answer.StatusCode, 'Ok', JSON.stringify(answer));
       assert.equal(answer.Value.Status, 'Ok');
-      assert.equal(typeof answer.Value.JobId, 'number', 'typed: the JobId is a number');
+      assert.equal(typeof answer.Value.JobId, 'number', 'the typed client decodes the JobId');
+      assert.equal(answer.Value.queued, false);
       assert.equal(msg.topic, 'kept');
       const job = emulatedJob(env, answer.Value.JobId);
       assert.equal(job?.text, 'sent through any operation');
       assert.deepEqual(job?.recipients, ['+4917012345678']);
-      // The caption is sent as given: no reference is added on this path.
-      assert.equal(job?.caption, `call-${transport}`);
-      assert.deepEqual(statuses('n1').at(-1), { fill: 'green', shape: 'dot', text: 'SendSMS' });
+      // As every send node: the reference in the Caption, the caption as sent in the answer.
+      assert.match(answer.caption, new RegExp(`^call-${transport} #[a-z2-9]{10}$`));
+      assert.equal(job?.caption, answer.caption);
+      assert.equal(answer.recovered, false);
+      assert.deepEqual(statuses('n1').at(-1), {
+        fill: 'green',
+        shape: 'dot',
+        text: `JobId ${answer.Value.JobId}`,
+      });
+      // A read stays invoke()'s: the answer as a plain object, numbers typed on request.
+      const out2 = nextMessage('out2');
+      // (ASMX wants every key over GET/POST: the optional StartDate too.)
+      send('n2', { payload: { Caption: answer.caption, StartDate: new Date(Date.now() - 3600_000) } });
+      const info = (await out2).payload as {
+        StatusCode: string;
+        Value: { Status: string; Job: { Id: number } };
+      };
+      assert.equal(info.StatusCode, 'Ok', JSON.stringify(info));
+      assert.equal(info.Value.Status, 'Ok');
+      assert.equal(info.Value.Job.Id, answer.Value.JobId);
     });
   }
 

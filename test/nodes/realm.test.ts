@@ -173,18 +173,30 @@ describe('nodes: msgs built in a function node (another JavaScript realm)', () =
   });
 
   it('smsgw-call: parameters, nested lists, SOAP headers, a Date and bytes built in the function node', async () => {
+    // A send (through the send gate): its list as invoke()'s child elements, a Date.
     await load(
       { type: 'smsgw-call', service: 'send', operation: 'SendSMS', auth: 'auto', typed: true },
       `msg.payload = { Caption: 'call fn', Sender: 'Flow', Recipient: { string: ['+4917012345008'] },
                        SMSText: 'any operation from fn', SmsTyp: 'Standard',
                        SendDate: new Date(Date.now() + ${HOUR}) };
-       msg.soapHeaders = { Trace: { Id: 'fn' } };
        return msg;`,
     );
     const p = (await run()).payload as { Value: { JobId: number } };
     const sent = job(p.Value.JobId);
     assert.equal(sent.text, 'any operation from fn');
     assert.deepEqual(sent.recipients, ['+4917012345008']);
+
+    // A read (invoke() as it is): SOAP header blocks and a Date from the function node.
+    await helper.unload();
+    await load(
+      { type: 'smsgw-call', service: 'information', operation: 'QueryJobs', auth: 'auto', lists: 'Value' },
+      `msg.payload = { StartDate: new Date(Date.now() - ${HOUR}), EndDate: new Date(Date.now() + ${HOUR}) };
+       msg.soapHeaders = { Trace: { Id: 'fn' } };
+       return msg;`,
+    );
+    const listed = (await run()).payload as { StatusCode: string; Value: { Id: string }[] };
+    assert.equal(listed.StatusCode, 'Ok');
+    assert.ok(listed.Value.some((j) => Number(j.Id) === p.Value.JobId));
 
     await helper.unload();
     await load(
@@ -193,9 +205,9 @@ describe('nodes: msgs built in a function node (another JavaScript realm)', () =
                        Data: new Uint8Array([9, 8, 7]), sendDate: new Date(Date.now() + ${HOUR}) };
        return msg;`,
     );
-    const raw = String((await run()).payload);
-    const id = /\d+/.exec(raw)?.[0];
-    assert.equal(job(id).binData, '090807', raw);
+    const answer = (await run()).payload as { raw: string; id: string };
+    assert.match(answer.raw, /^OK \d+$/);
+    assert.equal(job(answer.id).binData, '090807', answer.raw);
   });
 
   for (const type of ['smsgw-inbound', 'smsgw-dlr', 'smsgw-hlr-results']) {

@@ -34,7 +34,7 @@ export function setupMultiOperation(
   const config = attachConfig(RED, node, def.gateway);
   const output = nodeOutput(RED, def);
   // Legacy sends go through the outbox: their outcomes after a restart come back here.
-  if ((NODE_OPERATIONS[nodeType] ?? []).some((key) => operationOf(key).sends === true))
+  if ((NODE_OPERATIONS[nodeType] ?? []).some((key) => operationOf(key).costs === true))
     emitRestored(RED, node, config, output);
   // Odd values in an answer (kept as text, tolerant decoding): one node.warn per operation and field.
   const onWarning = warnOnce(RED, node);
@@ -43,9 +43,9 @@ export function setupMultiOperation(
     const cfg = requireConfig(config);
     const op = o.msg(msg, 'operation') ?? selectOperation(nodeType, def.operation, undefined);
     const params = await resolveParams(RED, node, nodeType, msg, op, def.params, o.msg(msg, 'params') ?? {});
-    if (op.sends !== true)
-      return present(op, await callOperation(cfg.getClient(), op, params, signal, undefined, onWarning));
-    // Sends (the older service's) carry the reference and may go through the outbox.
+    if (op.costs !== true)
+      return present(op, await callOperation(cfg.getClient(), op, params, signal, onWarning));
+    // What costs (the older service's sends) goes through the send gate: reference, guard, outbox.
     const sent = await sendMessage(cfg, op, params, signal, ctx);
     const result = present(op, sent.value);
     const payload = result.payload;

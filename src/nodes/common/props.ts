@@ -1,5 +1,6 @@
 import type { Node, NodeAPI, NodeMessage } from 'node-red';
 import { GatewayError } from '../../errors';
+import { RECIPIENT_SEPARATOR, recipientEntries } from '../../recipient-text';
 import { bytesOf, isBytes, isDate, timeOf } from '../../shape';
 
 /**
@@ -114,11 +115,9 @@ export function toText(value: unknown): string | undefined {
   return String(value);
 }
 
+/** Split as the recipient check and the spending guard split (recipient-text.ts). */
 const splitRecipients = (value: unknown): string[] =>
-  (Array.isArray(value) ? value : [value])
-    .flatMap((v) => String(v).split(/[,;\n]/))
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
+  (Array.isArray(value) ? value : [value]).flatMap((v) => recipientEntries(String(v)));
 
 /** The last recipient text split (a send node's dialog usually gives the same text for every msg). */
 let lastText: string | undefined;
@@ -127,12 +126,10 @@ let lastList: readonly string[] = [];
 /** A list of single, trimmed, non-blank numbers: what a node's own recipient list already is. */
 function isCleanList(value: unknown[]): value is string[] {
   for (const v of value) {
-    if (typeof v !== 'string' || v === '' || SEPARATOR.test(v) || v.trim() !== v) return false;
+    if (typeof v !== 'string' || v === '' || RECIPIENT_SEPARATOR.test(v) || v.trim() !== v) return false;
   }
   return true;
 }
-
-const SEPARATOR = /[,;\n]/;
 
 /** One recipient, a comma/semicolon/newline separated list, or an array of either. Blanks are dropped. */
 export function toRecipients(value: unknown): string[] {

@@ -6,21 +6,8 @@ import type { ServiceKind } from './types';
 
 type Method = (
   params: Record<string, unknown>,
-  options?: {
-    signal?: AbortSignal;
-    reference?: string;
-    lookupFirst?: boolean;
-    since?: number;
-    onWarning?: (warning: GatewayWarning) => void;
-  },
+  options?: { signal?: AbortSignal; onWarning?: (warning: GatewayWarning) => void },
 ) => Promise<unknown>;
-
-/** A send that may have reached the gateway before (a crash): look its reference up from `since` first. */
-export interface LookupFirst {
-  lookupFirst: true;
-  /** Date.now() of the first attempt. */
-  since: number;
-}
 
 /** The client's method name of each operation (methodName splits the name with a regular expression). */
 const methods = new WeakMap<OperationDef, string>();
@@ -36,28 +23,31 @@ function methodOf(op: OperationDef): string {
 
 /**
  * Runs one catalogue operation through the client's typed method (which checks LoginStatus, CreateStatus
- * and friends and rejects with a GatewayError), so every node gets the same error semantics.
+ * and friends and rejects with a GatewayError), so every node gets the same error semantics. An operation that
+ * costs (catalogue `costs`) is refused: those go through the send gate (send/gate.ts), which looks their methods
+ * up itself, so a name built from the catalogue cannot send one around it.
  */
 export function callOperation(
   client: GatewayClient,
   op: OperationDef,
   params: Record<string, unknown>,
   signal: AbortSignal,
-  reference?: string,
   onWarning?: (warning: GatewayWarning) => void,
-  lookup?: LookupFirst,
 ): Promise<unknown> {
+  if (op.costs === true) {
+    return Promise.reject(
+      new GatewayError('CONFIG', `${op.name} costs money: it is sent only through the send gate`, {
+        service: op.service,
+        operation: op.name,
+      }),
+    );
+  }
   const group = (client as unknown as Record<string, Record<string, unknown> | undefined>)[op.service];
   const fn = group?.[methodOf(op)];
   if (typeof fn !== 'function') {
     return Promise.reject(new GatewayError('CONFIG', `the client offers no ${op.service}.${methodOf(op)}()`));
   }
-  return (fn as Method).call(group, params, {
-    signal,
-    ...(reference ? { reference } : {}),
-    ...(onWarning ? { onWarning } : {}),
-    ...(lookup ? { lookupFirst: true, since: lookup.since } : {}),
-  });
+  return (fn as Method).call(group, params, { signal, ...(onWarning ? { onWarning } : {}) });
 }
 
 /** Balance in credits from QueryAccountBalance, or QueryBalance2 of the older service. */
