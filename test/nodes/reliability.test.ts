@@ -102,6 +102,36 @@ describe('nodes: delivery guarantees (reference, flow control, auth state, valid
     await waitFor(() => statusTexts('n1').some((t) => /inflightQueued|queued/.test(t)), 2000);
   });
 
+  it('the any-operation node: a SendSMS goes through flow control like a send node (QUEUE_FULL at once when full)', async () => {
+    const call = (i: number): Rec => ({
+      payload: {
+        Caption: `fc-call-${i}`,
+        Sender: '',
+        Recipient: ['+4917012345678'],
+        SMSText: `burst ${i}`,
+        SmsTyp: 'Standard',
+        SendDate: null,
+      },
+    });
+    const node: FlowNode = {
+      id: 'n1',
+      type: 'smsgw-call',
+      gateway: 'cfg',
+      service: 'send',
+      operation: 'SendSMS',
+      auth: 'auto',
+      wires: [['out']],
+    };
+    await loadFlow(flowWith(env.emu.url, [node], { rate: 4, maxConcurrent: 1, maxQueue: 2 }));
+    const outs = collect('out');
+    const caught = collect('caught');
+    for (let i = 0; i < 6; i++) send('n1', call(i));
+    await waitFor(() => outs.messages.length + caught.messages.length === 6, 10_000);
+    const codes = caught.messages.map((m) => (m.error as { code: string }).code);
+    assert.equal(outs.messages.length, 3, `sent ${outs.messages.length}, refused ${codes.join(',')}`);
+    assert.deepEqual(codes, ['QUEUE_FULL', 'QUEUE_FULL', 'QUEUE_FULL']);
+  });
+
   it('an AUTH failure turns every node of the config red until a call succeeds', async () => {
     await loadFlow(
       flowWith(env.emu.url, [
@@ -315,6 +345,44 @@ describe('nodes: durable outbox', function () {
     assert.match(String(p.caption), /^ob-1 #/);
     assert.equal(state.jobs().filter((j) => j.caption.startsWith('ob-1 #')).length, 1);
     await waitFor(() => statuses('n1').at(-1)?.fill === 'green');
+  });
+
+  it('the any-operation node: a SendSMS waits in the outbox while the gateway is down, and goes once when it is back', async () => {
+    const url = `http://127.0.0.1:${port}`;
+    const call: FlowNode = {
+      id: 'n1',
+      type: 'smsgw-call',
+      gateway: 'cfg',
+      service: 'send',
+      operation: 'SendSMS',
+      auth: 'auto',
+      wires: [['out']],
+    };
+    await loadFlow(flowWith(url, [call], { outbox: true }));
+    await down();
+    const later = nextMessage('out', 20_000);
+    send('n1', {
+      payload: {
+        Caption: 'ob-call',
+        Sender: '',
+        Recipient: { string: ['+4917012345678'] },
+        SMSText: 'through the gate',
+        SmsTyp: 'Standard',
+        SendDate: null,
+      },
+    });
+    await waitFor(() => statusTexts('n1').some((t) => /status\.kept|kept in outbox/.test(t)), 10_000);
+    const listed = await helper.request().get('/smsgw-config/cfg/outbox').expect(200);
+    assert.deepEqual(
+      (listed.body.entries as Rec[]).map((e) => [e.operation, e.caption]),
+      [['SendSMS', 'ob-call']],
+    );
+    await up();
+    const p = (await later).payload as Rec;
+    assert.equal(p.outbox, true);
+    assert.equal((p.Value as Rec).Status, 'Ok');
+    assert.match(String(p.caption), /^ob-call #/);
+    assert.equal(state.jobs().filter((j) => j.caption.startsWith('ob-call #')).length, 1);
   });
 
   it('acknowledges a msg (done(): a Complete node fires) once it is durable, before the gateway answers', async () => {
