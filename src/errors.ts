@@ -1,4 +1,11 @@
 import type { ServiceName } from './catalogue/types';
+import { safeText } from './text/untrusted';
+
+/**
+ * Longest error message: room for every message of the package (a list of ten refused numbers), while a gateway
+ * string wrapped into one (a fault, an "Error ..." answer) cannot make a log line of megabytes.
+ */
+const MESSAGE_MAX = 2000;
 
 /** Stable error codes: match on these, never on message text. */
 export type GatewayErrorCode =
@@ -31,7 +38,12 @@ export interface GatewayErrorDetails {
   cause?: unknown;
 }
 
-/** One error family for everything the package reports. */
+/**
+ * One error family for everything the package reports. Its message is one line: what it wraps from the gateway
+ * or a phone (a fault string, a status, an answer's text) has its line breaks and other control characters
+ * written as visible escapes and is cut at MESSAGE_MAX (text/untrusted.ts), so no error can forge a log line.
+ * `status` and `body` keep the gateway's text as it came (a flow may need it).
+ */
 export class GatewayError extends Error {
   readonly code: GatewayErrorCode;
   readonly service: ServiceName | undefined;
@@ -46,7 +58,10 @@ export class GatewayError extends Error {
 
   constructor(code: GatewayErrorCode, message: string, details: GatewayErrorDetails = {}) {
     const where = details.operation ? `${details.operation}: ` : '';
-    super(where + message, details.cause === undefined ? undefined : { cause: details.cause });
+    super(
+      safeText(where + message, MESSAGE_MAX),
+      details.cause === undefined ? undefined : { cause: details.cause },
+    );
     this.name = 'GatewayError';
     this.code = code;
     this.service = details.service;

@@ -12,6 +12,7 @@ import { PAGE_LIMIT, readNewReports, type ReportCursor } from './polling/report-
 import { unusable, type Unusable } from './polling/odd-records';
 import { ReportStatuses, statusOf, type StatusKind } from './polling/report-status';
 import type { SMSReport } from '../client/types.generated';
+import { safeText } from '../text/untrusted';
 
 interface DlrDef extends NodeDef, PollDef {
   gateway: string;
@@ -42,7 +43,7 @@ export default (RED: NodeAPI): void => {
     const warnUnknown = (status: string): void => {
       if (warnedStatuses.has(status)) return;
       warnedStatuses.add(status);
-      node.warn(RED._('smsgw-dlr.errors.unknownStatus', { status }));
+      node.warn(RED._('smsgw-dlr.errors.unknownStatus', { status: safeText(status) }));
     };
     const lookbackMs = Math.max(0, Number(def.lookback ?? 60) || 0) * 60_000;
     const warnedInstants = new Set<number>();

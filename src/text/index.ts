@@ -11,3 +11,4 @@ export {
   smsTypeInfo,
 } from './limits';
 export type { LengthProblem, SegmentLimits, SmsTypeInfo } from './limits';
+export { oneLine, safeText, SHOWN_MAX } from './untrusted';

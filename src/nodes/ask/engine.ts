@@ -14,7 +14,9 @@
 import { randomBytes } from 'node:crypto';
 import { counted } from '../../count';
 import { createReference } from '../../reliability/reference';
+import { safeText } from '../../text/untrusted';
 import { freeCode, recentlyFreed } from './codes';
+import { IgnoredReplies } from './ignored-replies';
 import { lastJobId, matchReply, type Reply } from './match';
 import {
   askedKeys,
@@ -104,9 +106,12 @@ export class AskEngine {
   private readonly clock: Clock;
   /** After a take-over, steps that ended meanwhile wait for the first read of replies (or FIRST_READ_WAIT_MS). */
   private readDone = true;
+  /** The lines about ignored replies: one per number per minute. */
+  private readonly ignored: IgnoredReplies;
 
   constructor(private readonly deps: EngineDeps) {
     this.clock = deps.clock ?? realClock;
+    this.ignored = new IgnoredReplies((line) => deps.warn(line), this.clock);
     deps.authority.onAcquired(() => void this.run(() => this.takeOver()));
     deps.authority.onLost(() => void this.run(async () => this.drop()));
   }
@@ -174,6 +179,7 @@ export class AskEngine {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.ignored.close();
     this.deps.authority.dispose?.();
     await this.run(async () => this.drop());
     await this.deps.store.flush().catch(() => undefined);
@@ -379,15 +385,25 @@ export class AskEngine {
     const key = this.deps.numberKey(r.from);
     const m = matchReply(r, key, [...this.questions.values()]);
     if ('none' in m) {
+      // The number and the text are the phone's: one short line each, at most one line per number a minute.
+      const from = safeText(r.from, 40);
       if (m.none === 'noCode')
-        this.deps.warn(`ask: a reply from ${r.from} names no code while ${m.open} questions are open for it`);
+        this.ignored.note(
+          key,
+          from,
+          `ask: a reply from ${from} names no code while ${m.open} questions are open for it`,
+        );
       else if (m.none === 'otherJob')
-        this.deps.warn(
-          `ask: a reply from ${r.from} answers another message (JobId ${r.jobId}), not question ${m.question!.code}`,
+        this.ignored.note(
+          key,
+          from,
+          `ask: a reply from ${from} answers another message (JobId ${r.jobId}), not question ${m.question!.code}`,
         );
       else if (m.none === 'notAccepted')
-        this.deps.warn(
-          `ask: "${short(r.text)}" from ${r.from} is not an accepted answer to question ${m.question!.code}`,
+        this.ignored.note(
+          key,
+          from,
+          `ask: "${safeText(r.text, 40)}" from ${from} is not an accepted answer to question ${m.question!.code}`,
         );
       return;
     }
@@ -484,7 +500,9 @@ export class AskEngine {
       const node = this.nodes.get(q.node);
       if (node) node.failed(q, sms, err);
       else
-        this.deps.warn(`ask: the SMS to ${sms.to} of question ${q.code ?? q.id} was refused: ${sms.error}`);
+        this.deps.warn(
+          `ask: the SMS to ${safeText(sms.to, 40)} of question ${q.code ?? q.id} was refused: ${safeText(sms.error)}`,
+        );
       // A step nobody got: the next number at once.
       if (sms.kind === 'ask' && q.state === 'open' && sms.step === q.step) await this.nextStep(q);
     }
@@ -516,8 +534,6 @@ export class AskEngine {
     for (const n of this.nodes.values()) n.changed();
   }
 }
-
-const short = (text: string): string => (text.length > 40 ? `${text.slice(0, 37)}...` : text);
 
 /** A new question id (also in logs): 12 random hex characters. */
 export const newQuestionId = (): string => randomBytes(6).toString('hex');

@@ -1,4 +1,5 @@
 import { GatewayError, isGatewayError } from '../../errors';
+import { safeText } from '../../text/untrusted';
 
 /**
  * `msg.error.cause`: the GatewayError's fields as plain JSON (what a Catch node's flow reads), and one readable
@@ -14,7 +15,8 @@ export class GatewayErrorCause {
   /** "status InvalidUser, HTTP 500, SendSMS (send)", plus "may have reached the gateway" when ambiguous */
   toString(): string {
     const parts: string[] = [];
-    if (this.status !== undefined) parts.push(`status ${String(this.status)}`);
+    // The gateway's own status word: shown as one short line.
+    if (this.status !== undefined) parts.push(`status ${safeText(this.status)}`);
     if (this.httpStatus !== undefined) parts.push(`HTTP ${String(this.httpStatus)}`);
     if (this.operation !== undefined)
       parts.push(
@@ -87,7 +89,7 @@ function socketCode(err: GatewayError): string | undefined {
  * short reason: "no recipient", "network: ECONNREFUSED", "timeout: no complete answer in time".
  */
 export function statusTextOf(err: GatewayError): string {
-  if (err.status) return `${err.code}: ${err.status}`;
+  if (err.status) return `${err.code}: ${safeText(err.status, STATUS_REASON_MAX)}`;
   const sys = err.code === 'NETWORK' ? socketCode(err) : undefined;
   if (sys) return `network: ${sys}`;
   const where = err.operation ? `${err.operation}: ` : '';

@@ -1,4 +1,5 @@
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
+import { safeText } from '../../text/untrusted';
 
 /**
  * Texts shared by every node live in the config node's catalogue; a fully qualified key reaches them from
@@ -69,10 +70,14 @@ export function inFlight(RED: NodeAPI, count: number): NodeStatus {
   return { fill: 'blue', shape: 'dot', text };
 }
 
-export const ok = (text: string): NodeStatus => ({ fill: 'green', shape: 'dot', text });
-export const warn = (text: string): NodeStatus => ({ fill: 'yellow', shape: 'dot', text });
-export const failed = (text: string): NodeStatus => ({ fill: 'red', shape: 'ring', text });
-export const idle = (text: string): NodeStatus => ({ fill: 'grey', shape: 'ring', text });
+/*
+ * A status text may hold what the gateway or a phone sent (a status word, a JobId of the older service, an HLR
+ * result): one short line, its control characters shown as escapes (text/untrusted.ts).
+ */
+export const ok = (text: string): NodeStatus => ({ fill: 'green', shape: 'dot', text: safeText(text) });
+export const warn = (text: string): NodeStatus => ({ fill: 'yellow', shape: 'dot', text: safeText(text) });
+export const failed = (text: string): NodeStatus => ({ fill: 'red', shape: 'ring', text: safeText(text) });
+export const idle = (text: string): NodeStatus => ({ fill: 'grey', shape: 'ring', text: safeText(text) });
 
 export function clear(node: Node): void {
   node.status({});

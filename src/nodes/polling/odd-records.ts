@@ -8,6 +8,7 @@ import type { ServiceName } from '../../catalogue/types';
 import { GatewayError } from '../../errors';
 import { NodeGatewayError } from '../common/errors';
 import { sharedKey } from '../common/status';
+import { safeText } from '../../text/untrusted';
 
 /** Distinct warnings a node remembers (a gateway inventing new fields forever cannot grow it without bound). */
 const MAX_WARNED = 500;
@@ -26,13 +27,14 @@ export function warnOnce(RED: NodeAPI, node: Node): (warning: GatewayWarning) =>
     if (warned.has(key) || warned.size >= MAX_WARNED) return;
     warned.add(key);
     const slash = w.field.lastIndexOf('/');
+    // Names and the value come from the gateway: one short line each (JSON leaves U+2028 and C1 as they are).
     node.warn(
       RED._(sharedKey(KEYS[w.kind]), {
-        operation: w.operation,
-        field: w.field,
-        where: slash < 0 ? w.field : w.field.slice(0, slash),
-        value: JSON.stringify(w.value),
-        type: w.type ?? '',
+        operation: safeText(w.operation),
+        field: safeText(w.field),
+        where: safeText(slash < 0 ? w.field : w.field.slice(0, slash)),
+        value: safeText(JSON.stringify(w.value) ?? String(w.value)),
+        type: safeText(w.type ?? ''),
       }),
     );
   };
@@ -54,7 +56,7 @@ export function unusable(
   const text = JSON.stringify(raw) ?? String(raw);
   const error = new GatewayError(
     'PARSE',
-    `a record whose ${field} is not an integer (${text}) cannot be told apart from others: it is passed here, ` +
+    `a record whose ${field} is not an integer (${safeText(text)}) cannot be told apart from others: it is passed here, ` +
       'not to the output; polling goes on',
     { service, operation, body: `${field}: ${text}`, ambiguous: false },
   );

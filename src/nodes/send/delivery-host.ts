@@ -5,6 +5,7 @@ import { damageParams } from '../polling/state-file';
 import { sharedKey } from '../common/status';
 import type { SmsgwConfigNode } from '../config/config-node';
 import { userDirOf } from '../common/user-dir';
+import { safeText } from '../../text/untrusted';
 
 /** A config node that owns a delivery tracker (see attachDeliveryTracker). */
 export interface TrackerHost {
@@ -41,10 +42,12 @@ export function attachDeliveryTracker(RED: NodeAPI, node: SmsgwConfigNode): void
       lookbackMs: numberSetting(settings, 'smsgwDeliveryLookback', 60) * 60_000,
       statuses: ReportStatuses.from(settings.smsgwDeliveryFinalStates, settings.smsgwDeliveryPendingStates),
       onUnknownStatus: (status, jobId) =>
-        node.warn(RED._(sharedKey('errors.trackUnknownStatus'), { status, jobId: String(jobId) })),
+        node.warn(
+          RED._(sharedKey('errors.trackUnknownStatus'), { status: safeText(status), jobId: String(jobId) }),
+        ),
       onOverflow: (kept) => node.warn(RED._(sharedKey('errors.trackOverflow'), { kept })),
       onError: (err, failures) => {
-        const text = err instanceof Error ? err.message : String(err);
+        const text = safeText(err instanceof Error ? err.message : err);
         node.warn(RED._(sharedKey('errors.tracking'), { message: text, failures }));
       },
       onDamaged: (damage) => node.error(RED._(sharedKey('errors.stateDamaged'), damageParams(damage))),
