@@ -190,7 +190,7 @@ export class AskEngine {
     const next = this.chain.then(work);
     this.chain = next.catch((err: unknown) => {
       if (err instanceof NotHolder) return this.drop();
-      this.deps.warn(`ask: ${err instanceof Error ? err.message : String(err)}`);
+      this.deps.warn(`ask: ${safeText(err instanceof Error ? err.message : err, 2000)}`);
     });
     return rethrow ? next : this.chain;
   }

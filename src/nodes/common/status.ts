@@ -108,7 +108,11 @@ export interface DeliveryCounts {
 export function deliveryStatus(RED: NodeAPI, o: DeliveryCounts): NodeStatus {
   const jobId = String(o.JobId);
   if (o.outcome === 'timeout')
-    return { fill: 'yellow', shape: 'ring', text: RED._(sharedKey('status.deliveryTimeout'), { jobId }) };
+    return {
+      fill: 'yellow',
+      shape: 'ring',
+      text: safeText(RED._(sharedKey('status.deliveryTimeout'), { jobId })),
+    };
   const count = o.delivered + o.failed + o.unknown + o.missing;
   const notDelivered = count - o.delivered;
   return notDelivered === 0
