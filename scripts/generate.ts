@@ -13,6 +13,7 @@
 import { existsSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { CATALOGUE, type Catalogue } from '../src/catalogue';
+import { counted } from '../src/count';
 import { API_DOC_PATH, renderApiDoc } from './gen-api-doc';
 import { GENERATED_TYPES_PATH, generateClientTypes } from './gen-client-types';
 import {
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
     console.log(`removed ${relative(root, path)}`);
     changed++;
   }
-  console.log(changed ? `${changed} file(s) regenerated` : 'every generated output is current');
+  console.log(changed ? `${counted(changed, 'file')} regenerated` : 'every generated output is current');
 }
 
 if (require.main === module) {

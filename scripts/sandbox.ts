@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { counted } from '../src/count';
 import { CONFIG_TYPE, examplesForDeploy, listExamples, repointMqttBrokers, type FlowNode } from './lib/flows';
 import { SANDBOX_MQTT, sandboxMqttPort, startMqttBroker, type RunningBroker } from './lib/mqtt-broker';
 import { deployFlows, getNodeSets, startNodeRed } from './lib/nodered';
@@ -150,7 +151,7 @@ Lines typed (or piped) into its stdin: a reading ("-9") is published to ${READIN
       examplesForDeploy(emulatorUrl, examples, { mqtt: { host: SANDBOX_MQTT.host, port: broker.port } }),
     );
     log(
-      `deployed ${examples.length} example flow(s): ${examples.map((e) => e.name).join(', ') || '(none yet)'}`,
+      `deployed ${counted(examples.length, 'example flow')}: ${examples.map((e) => e.name).join(', ') || '(none yet)'}`,
     );
   } else {
     log('kept your sandbox flows (npm start -- --reset brings the examples back)');
@@ -220,8 +221,9 @@ function repointConfigNodes(flowFile: string, emulatorUrl: string, mqttPort: num
   }
   const brokers = repointMqttBrokers(flows, mqttPort);
   if (changed || brokers) writeFileSync(flowFile, JSON.stringify(flows, null, 4));
-  if (changed) log(`re-pointed ${changed} gateway config node(s) at ${emulatorUrl}`);
-  if (brokers) log(`re-pointed ${brokers} MQTT broker config node(s) on this machine at port ${mqttPort}`);
+  if (changed) log(`re-pointed ${counted(changed, 'gateway config node')} at ${emulatorUrl}`);
+  if (brokers)
+    log(`re-pointed ${counted(brokers, 'MQTT broker config node')} on this machine at port ${mqttPort}`);
 }
 
 main().catch((e: unknown) => {

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 const localesDir = path.join(__dirname, '..', '..', 'nodes', 'locales');
-const srcDir = path.join(__dirname, '..', '..', 'src');
+const root = path.join(__dirname, '..', '..');
 const SHORTHAND: Record<string, RegExp> = {
   'en-US': /\b(spec|specs|specification|our|we|us)\b/gi,
   de: /\b(Spezifikation|Spec|unser\w*|wir|uns)\b/gi,
@@ -43,24 +43,25 @@ describe('docs: node help and dialog texts use words a user knows', () => {
   }
   // The same for texts written in code (errors, log lines, the emulator's log): a line of code (not a comment) with
   // a quoted or template text holding "word(s)" is found; counted() in src/count.ts says it in words.
-  it('code: no "(s)" plurals in texts', () => {
+  it('code: no "(s)" plurals in texts (src, scripts, bin)', () => {
     const found: string[] = [];
     const walk = (dir: string): void => {
       for (const e of readdirSync(dir, { withFileTypes: true })) {
         const p = path.join(dir, e.name);
         if (e.isDirectory()) walk(p);
-        else if (e.name.endsWith('.ts'))
+        else if (/\.(ts|c?js)$/.test(e.name))
           readFileSync(p, 'utf8')
             .split('\n')
             .forEach((line, i) => {
               const code = line.trim();
               if (code.startsWith('*') || code.startsWith('//') || code.startsWith('/*')) return;
               if (/['"`][^'"`]*(?<![.\w])[a-z]+\(s\)[\s,.;:'"`]/.test(code))
-                found.push(`${path.relative(srcDir, p)}:${i + 1}: ${code}`);
+                found.push(`${path.relative(root, p)}:${i + 1}: ${code}`);
             });
       }
     };
-    walk(srcDir);
+    // The sandbox's and the generator's messages are read by people too.
+    for (const dir of ['src', 'scripts', 'bin']) walk(path.join(root, dir));
     assert.deepEqual(found, []);
   });
 });

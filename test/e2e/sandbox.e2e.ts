@@ -124,6 +124,39 @@ describe('npm start: the sandbox', function () {
     await waitFor(/\[sandbox\] published -7\.5 to home\/freezer\/temperature/, 10_000, from);
   });
 
+  // The tour's steps 5 and 6 are independent: each freezer tab watches a sensor of its own, so a reading typed for
+  // step 5 sends step 5's one SMS and asks nobody, and one for step 6 asks without a second alarm SMS.
+  it('a reading for step 5 sends one alarm SMS; one for step 6 asks the on-call list and sends no alarm SMS', async () => {
+    const texts = async (): Promise<string[]> => {
+      const res = await fetch(`http://127.0.0.1:${emulatorPort}/_emulator/state`);
+      const state = (await res.json()) as { accounts: { jobs: { id: number; text: string }[] }[] };
+      return state.accounts
+        .flatMap((a) => a.jobs)
+        .sort((a, b) => a.id - b.id)
+        .map((j) => j.text);
+    };
+    const until = async (what: string, ok: (t: string[]) => boolean): Promise<string[]> => {
+      for (let i = 0; i < 150; i++) {
+        const t = await texts();
+        if (ok(t)) return t;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`${what}: ${JSON.stringify(await texts())}`);
+    };
+    const alarms = (t: string[]): string[] => t.filter((x) => x.startsWith('Freezer too warm'));
+    // The test before published -7.5 for step 5's freezer: its tab's one alarm, and no question.
+    await until('step 5 sends its alarm', (t) => alarms(t).length > 0);
+    await new Promise((r) => setTimeout(r, 1500));
+    const afterStep5 = alarms(await texts());
+    assert.deepEqual(afterStep5, ['Freezer too warm: -7.5 C (alarm above -12 C)']);
+    sandbox.stdin.write('home/chest-freezer/temperature -18\nhome/chest-freezer/temperature -9\n');
+    await until('step 6 asks', (t) => alarms(t).length > 1);
+    await new Promise((r) => setTimeout(r, 1500));
+    const afterStep6 = alarms(await texts());
+    assert.equal(afterStep6.length, 2, JSON.stringify(afterStep6));
+    assert.match(afterStep6[1]!, /^Freezer too warm: -9 C \(alarm above -12 C\)\nReply 1a /);
+  });
+
   it('keeps Node-RED and the broker when the emulator dies, and "emulator" starts it again (issue 21 §1)', async () => {
     const pid = Number(/gateway emulator started \(pid (\d+)\)/.exec(out)?.[1]);
     assert.ok(pid > 0, 'the sandbox named the emulator pid');

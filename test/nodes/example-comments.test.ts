@@ -40,4 +40,28 @@ describe('nodes: example comments', () => {
     }
     assert.ok(commands > 0, 'no example sets a subscriber state');
   });
+
+  // Imported one after the other into a plain Node-RED, examples that share a configuration's id reuse it ("Import
+  // copy" keeps the existing node), so address and account are typed once. Spending guard brings its own on
+  // purpose (its limit must not hold back the other flows) and says so.
+  it('the examples share one gateway configuration and one MQTT broker configuration; each says what it needs', () => {
+    const configs = new Map<string, string[]>();
+    for (const { name, nodes } of listExamples()) {
+      for (const n of nodes.filter((x) => x.type === 'smsgw-config' || x.type === 'mqtt-broker')) {
+        const key = `${n.type} ${n.id}`;
+        configs.set(key, [...(configs.get(key) ?? []), name]);
+      }
+      const texts = textsOf(nodes).join('\n');
+      assert.match(texts, /^Needs: /m, `${name}: no "Needs:" line`);
+      if (nodes.some((n) => n.type === 'mqtt-broker')) assert.match(texts, /Needs: an MQTT broker/, name);
+    }
+    const gateways = [...configs].filter(([k]) => k.startsWith('smsgw-config '));
+    const brokers = [...configs].filter(([k]) => k.startsWith('mqtt-broker '));
+    assert.deepEqual(
+      gateways.map(([, names]) => names.length).sort((a, b) => b - a),
+      [listExamples().length - 1, 1],
+    );
+    assert.deepEqual(gateways.find(([, names]) => names.length === 1)?.[1], ['Spending guard']);
+    assert.equal(brokers.length, 1, brokers.map(([k]) => k).join());
+  });
 });

@@ -81,7 +81,7 @@ export const EXPECTED: Record<string, ExampleExpectation> = {
         asked[0]!.text,
         'Freezer too warm: -9 C (alarm above -12 C)\nReply 1a to acknowledge, 2a to pass on.',
       );
-      assert.match(asked[0]!.caption, /^home\/freezer\/temperature #[a-z0-9]{10}$/);
+      assert.match(asked[0]!.caption, /^home\/chest-freezer\/temperature #[a-z0-9]{10}$/);
     },
   },
   'Alarm to SMS': {
