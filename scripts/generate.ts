@@ -6,6 +6,7 @@
  *   - the operation lists of docs/nodes.md, docs/emulator.md and the node help (scripts/gen-doc-lists.ts),
  *   - the msg override lists of the node help and the override table of docs/nodes.md, from the nodes' override
  *     table (scripts/gen-overrides.ts),
+ *   - resources/fields.js, the field tables and their checker for the editor (scripts/gen-fields.ts),
  *   - the golden requests in test/fixtures/requests (scripts/gen-golden-requests.ts; goldens of operations no
  *     longer in the catalogue are removed).
  * Tests fail on a stale output and name this command (test/scripts/generate.test.ts, the golden test).
@@ -27,6 +28,7 @@ import {
 } from './gen-doc-lists';
 import { GOLDEN_REQUESTS_DIR, goldenRequests } from './gen-golden-requests';
 import { overrideNodeTypes, renderHelpOverrides, renderNodesDocOverrides } from './gen-overrides';
+import { FIELDS_JS_PATH, renderFieldsJs } from './gen-fields';
 
 export interface GeneratedFile {
   readonly path: string;
@@ -42,6 +44,7 @@ export async function generatedFiles(catalogue: Catalogue = CATALOGUE): Promise<
     { path: API_DOC_PATH, text: await renderApiDoc(read(API_DOC_PATH), catalogue) },
     { path: NODES_DOC_PATH, text: renderNodesDocOverrides(renderNodesDoc(read(NODES_DOC_PATH), catalogue)) },
     { path: EMULATOR_DOC_PATH, text: renderEmulatorDoc(read(EMULATOR_DOC_PATH), catalogue) },
+    { path: FIELDS_JS_PATH, text: renderFieldsJs() },
   ];
   const menus = new Set(Object.keys(menuNodes(catalogue)));
   const overrides = new Set(overrideNodeTypes());

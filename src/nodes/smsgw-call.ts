@@ -15,6 +15,7 @@ import { nodeOutput } from './common/output';
 import { queryStatus } from './common/present';
 import { overridesOf } from './common/override-table';
 import { warn } from './common/status';
+import { deployFields } from './common/fields';
 
 interface CallDef extends NodeDef {
   gateway: string;
@@ -60,6 +61,8 @@ const text = (v: unknown): string | undefined =>
 export default (RED: NodeAPI): void => {
   function SmsgwCall(this: Node, def: CallDef): void {
     RED.nodes.createNode(this, def);
+    // Every setting judged by its rule (src/nodes/fields/query.ts); a refused one: the node only says why.
+    if (!deployFields(RED, this, 'smsgw-call', def)) return;
     const config = attachConfig(RED, this, def.gateway);
     // The generic path's libraries (xmlbuilder2 alone: ~120 ms, several times that on a busy machine) load at
     // deploy, not while the first msg waits and every other flow with it.

@@ -8,36 +8,44 @@
  */
 import { GatewayError } from '../../errors';
 import { priorityOf } from '../send/send-path';
+import { msgValue, type ValueSource } from './fields';
 import { selectOperation } from './operations';
-import {
-  MsgOverrides,
-  flag,
-  isRecord,
-  oneOf,
-  override,
-  positive,
-  type Override,
-  type OverrideTable,
-} from './overrides';
+import { MsgOverrides, isRecord, override, type Override, type OverrideTable } from './overrides';
 import { toDate, toRecipients, toText } from './props';
 import type { Node, NodeAPI } from 'node-red';
 
 const typed = (name: string) => ({ name, kind: 'typed' }) as const;
 const plain = (name: string) => ({ name, kind: 'plain' }) as const;
 
-const text = (prop: string): Override<string | undefined> =>
-  override({ prop, field: typed(prop), type: 'string', check: toText });
+/**
+ * The check of a msg override that replaces the node's field `name`: its rule (src/nodes/fields), in its words,
+ * then what the node makes of the value.
+ */
+const ruled =
+  <T>(nodeType: string, name: string, convert: (v: unknown) => T) =>
+  (v: unknown, source?: ValueSource): T =>
+    convert(msgValue(nodeType, name, v, source));
+
+const same = <T>(v: unknown): T => v as T;
+
+const text = (nodeType: string, prop: string): Override<string | undefined> =>
+  override({ prop, field: typed(prop), type: 'string', check: ruled(nodeType, prop, toText) });
 
 /** Recipients: one number, a comma/semicolon/newline separated list, or an array; msg.recipients works too. */
-const RECIPIENT = override({
-  prop: 'recipient',
-  alias: 'recipients',
-  field: typed('recipient'),
-  type: 'string | array',
-  check: toRecipients,
-});
+const recipient = (nodeType: string): Override<string[]> =>
+  override({
+    prop: 'recipient',
+    alias: 'recipients',
+    field: typed('recipient'),
+    type: 'string | array',
+    check: ruled(nodeType, 'recipient', toRecipients),
+  });
 
-/** `"critical"`: the message may use the spending guard's reserve (send/send-path.ts). Every sending node. */
+/** A checkbox or number of the dialog, replaced for one msg. */
+const setting = <T>(nodeType: string, prop: string, type: string): Override<T> =>
+  override({ prop, field: plain(prop), type, check: ruled<T>(nodeType, prop, same) });
+
+/** "critical": the message may use the spending guard's reserve (send/send-path.ts). Every sending node. */
 const PRIORITY = override({ prop: 'priority', type: 'string', check: priorityOf });
 
 /** The operation among those the node's menu offers (its name or "service/Name"). */
@@ -63,65 +71,47 @@ const name = (v: unknown): string | undefined =>
 
 export const OVERRIDES = {
   'smsgw-send-sms': {
-    recipient: RECIPIENT,
-    sender: text('sender'),
-    caption: text('caption'),
-    smsType: text('smsType'),
+    recipient: recipient('smsgw-send-sms'),
+    sender: text('smsgw-send-sms', 'sender'),
+    caption: text('smsgw-send-sms', 'caption'),
+    smsType: text('smsgw-send-sms', 'smsType'),
+    // Checked here for every operation; passed on as given (SendSimpleSMS takes the date as text).
     sendDate: override({
       prop: 'sendDate',
       field: typed('sendDate'),
       type: 'Date | string | number',
-      // Checked here for every operation; passed on as given (SendSimpleSMS takes the date as text).
-      check: (v): unknown => {
-        if (v !== undefined && v !== null && v !== '') toDate(v, 'sendDate');
-        return v;
-      },
+      check: ruled('smsgw-send-sms', 'sendDate', same),
     }),
     // Converted with the operation's other parameters (the catalogue says it is an int).
     jobPriority: override({
       prop: 'jobPriority',
       field: typed('jobPriority'),
       type: 'number',
-      check: (v) => v,
+      check: ruled('smsgw-send-sms', 'jobPriority', same),
     }),
     operation: operation('smsgw-send-sms'),
-    track: override({ prop: 'track', field: plain('track'), type: 'boolean', check: flag('track') }),
-    trackTimeout: override({
-      prop: 'trackTimeout',
-      field: plain('trackTimeout'),
-      type: 'number',
-      check: positive('trackTimeout', 'minutes'),
-    }),
+    track: setting<boolean>('smsgw-send-sms', 'track', 'boolean'),
+    trackTimeout: setting<number>('smsgw-send-sms', 'trackTimeout', 'number'),
     priority: PRIORITY,
   },
   'smsgw-send-hlr': {
-    recipient: RECIPIENT,
-    caption: text('caption'),
-    wait: override({ prop: 'wait', field: plain('wait'), type: 'boolean', check: flag('wait') }),
-    waitTimeout: override({
-      prop: 'waitTimeout',
-      field: plain('waitTimeout'),
-      type: 'number',
-      check: positive('waitTimeout', 'seconds'),
-    }),
+    recipient: recipient('smsgw-send-hlr'),
+    caption: text('smsgw-send-hlr', 'caption'),
+    wait: setting<boolean>('smsgw-send-hlr', 'wait', 'boolean'),
+    waitTimeout: setting<number>('smsgw-send-hlr', 'waitTimeout', 'number'),
     priority: PRIORITY,
   },
   'smsgw-send-udh': {
-    recipient: RECIPIENT,
-    sender: text('sender'),
-    caption: text('caption'),
+    recipient: recipient('smsgw-send-udh'),
+    sender: text('smsgw-send-udh', 'sender'),
+    caption: text('smsgw-send-udh', 'caption'),
     sendDate: override({
       prop: 'sendDate',
       field: typed('sendDate'),
       type: 'Date | string | number',
-      check: (v) => toDate(v, 'sendDate'),
+      check: ruled('smsgw-send-udh', 'sendDate', (v) => toDate(v, 'sendDate')),
     }),
-    dataFormat: override({
-      prop: 'dataFormat',
-      field: plain('dataFormat'),
-      type: 'string',
-      check: oneOf('dataFormat', ['auto', 'hex', 'base64'] as const),
-    }),
+    dataFormat: setting<'auto' | 'hex' | 'base64'>('smsgw-send-udh', 'dataFormat', 'string'),
     priority: PRIORITY,
   },
   'smsgw-legacy-send-text': {
@@ -134,7 +124,7 @@ export const OVERRIDES = {
       prop: 'threshold',
       field: typed('threshold'),
       type: 'number',
-      check: (v): number | undefined => (v === undefined || v === '' ? undefined : Number(v)),
+      check: ruled('smsgw-balance', 'threshold', (v) => v as number | undefined),
     }),
     operation: override({
       prop: 'operation',

@@ -1,0 +1,163 @@
+/**
+ * The editor's side of the field rules, run in the browser from resources/fields.js (never by the runtime): each
+ * node's HTML registers `defaults: smsgwFields.defaults('<type>')`, whose validators are the checker of rule.ts
+ * with Node-RED's own property and JSONata parsers. A refused value turns the field red and the tooltip says why,
+ * in the words the runtime uses at deploy. A `${NAME}` is left to the runtime: Node-RED's editor takes it as valid
+ * before any validator runs (it cannot see the runtime's environment), so the field says it is resolved at deploy.
+ */
+import { FIELDS } from './index';
+import {
+  blankText,
+  envReference,
+  judgeSetting,
+  MODULE,
+  reasonText,
+  type Field,
+  type FieldEnv,
+  type JudgeContext,
+  type Translate,
+} from './rule';
+
+/** The few editor globals used here (Node-RED's RED, jQuery, the editor's JSONata). */
+interface Jq {
+  length: number;
+  attr(name: string, value?: string | null): Jq & string;
+  is(selector: string): boolean;
+  val(): unknown;
+  data(key: string, value?: unknown): unknown;
+  on(events: string, fn: () => void): Jq;
+}
+interface EditorNode {
+  id: string;
+  type: string;
+  _def?: { category?: string };
+  [field: string]: unknown;
+}
+interface EditorRED {
+  _: Translate;
+  utils: { validatePropertyExpression(expr: string): unknown };
+  nodes: { getType(type: string): { category?: string } | undefined };
+}
+declare const RED: EditorRED;
+declare const $: (selector: string) => Jq;
+declare const jsonata: (expr: string) => unknown;
+
+type Spec = Record<string, unknown>;
+
+const ENV: FieldEnv = {
+  property: (expr) => RED.utils.validatePropertyExpression(expr) === true,
+  jsonata: (expr) => {
+    try {
+      jsonata(expr);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+};
+
+const t: Translate = (key, params) => RED._(key, params);
+
+/** The node whose dialog is open (one node and one config node at most): its fields are read from the dialog. */
+const editing: { node?: EditorNode; config?: EditorNode } = {};
+
+const isConfig = (node: EditorNode): boolean =>
+  (node._def?.category ?? RED.nodes.getType(node.type)?.category) === 'config';
+
+const prefixOf = (node: EditorNode): string => (isConfig(node) ? '#node-config-input-' : '#node-input-');
+
+/** Another field's value: from the open dialog while the node is edited, else as the node holds it. */
+function sibling(node: EditorNode, name: string): unknown {
+  const open = isConfig(node) ? editing.config : editing.node;
+  if (open === node) {
+    const input = $(prefixOf(node) + name);
+    if (input.length > 0) return input.is('[type=checkbox]') ? input.is(':checked') : input.val();
+  }
+  return node[name];
+}
+
+/** Node-RED's validator of one field: true, or the reason (Node-RED 3+ shows it in the field's tooltip). */
+function validator(
+  type: string,
+  name: string,
+): (this: EditorNode, v: unknown, opt?: unknown) => true | string {
+  return function (this: EditorNode, v: unknown, _opt?: unknown): true | string {
+    const table = FIELDS[type]!;
+    const ctx: JudgeContext = { sibling: (n) => sibling(this, n), env: ENV };
+    const verdict = judgeSetting(table, name, v, ctx);
+    return verdict.ok ? true : reasonText(table[name]!, verdict.why, t, ctx);
+  };
+}
+
+/**
+ * A node type's `defaults` for RED.nodes.registerType: every declared field with its value and validator (a
+ * typedInput field with its `<name>Type`); `extra` adds what is not about the value (the account check).
+ */
+function defaults(type: string, extra: Record<string, Spec> = {}): Record<string, Spec> {
+  const out: Record<string, Spec> = {};
+  for (const [name, field] of Object.entries(FIELDS[type] ?? {})) {
+    const spec: Spec = { value: field.value };
+    if (field.kind === 'config') {
+      spec.type = field.configType;
+      spec.required = true;
+    } else if (field.kind !== 'internal') spec.validate = validator(type, name);
+    out[name] = { ...spec, ...extra[name] };
+    if (field.kind === 'typed') out[`${name}Type`] = { value: (field.types ?? ['str'])[0] };
+  }
+  return out;
+}
+
+/** What a blank field shows: its default, else what blank means (when the dialog has no placeholder of its own). */
+function placeholder(field: Field): string | undefined {
+  if (field.blank === 'required') return undefined;
+  if (field.blank === 'default') {
+    const v = field.default ?? field.value;
+    return v === '' || v === undefined || typeof v === 'boolean' ? undefined : String(v);
+  }
+  return blankText(field, t);
+}
+
+/**
+ * Called first in every dialog (smsgwEditor.defaults): the node's fields are read from the dialog from now on,
+ * blank fields show what blank means, and a `${NAME}` says it is resolved at deploy.
+ */
+function prepare(node: EditorNode): void {
+  if (isConfig(node)) editing.config = node;
+  else editing.node = node;
+  const prefix = prefixOf(node);
+  for (const [name, field] of Object.entries(FIELDS[node.type] ?? {})) {
+    if (field.kind === 'internal' || field.kind === 'config') continue;
+    const input = $(prefix + name);
+    if (input.length === 0 || input.is('select') || input.is('[type=checkbox]')) continue;
+    const text = placeholder(field);
+    if (text !== undefined && (field.blank === 'default' || !input.attr('placeholder')))
+      input.attr('placeholder', text);
+    const envTitle = (): void => {
+      const ref = envReference(input.val());
+      if (ref !== undefined) {
+        input.attr('title', t(`${MODULE}/smsgw-config:smsgw-config.fields.envTitle`, { name: ref }));
+        input.data('smsgw-env-title', true);
+      } else if (input.data('smsgw-env-title') === true) {
+        input.attr('title', null);
+        input.data('smsgw-env-title', false);
+      }
+    };
+    input.on('change keyup', envTitle);
+    envTitle();
+  }
+}
+
+/** The typedInput types a field offers (its first is the default). */
+function types(type: string, name: string): readonly string[] {
+  return FIELDS[type]?.[name]?.types ?? ['str'];
+}
+
+export interface EditorFields {
+  defaults: typeof defaults;
+  prepare: typeof prepare;
+  types: typeof types;
+  /** The tables themselves (read-only), for tests and the dialogs. */
+  tables: typeof FIELDS;
+}
+
+export const editorFields = (): EditorFields => ({ defaults, prepare, types, tables: FIELDS });
