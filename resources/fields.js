@@ -344,22 +344,29 @@ window.smsgwFields = window.smsgwFields || (function () {
                 return verdict.ok ? true : (0, rule_1.reasonText)(table[name], verdict.why, t, ctx);
             };
         }
-        function defaults(type, extra = {}) {
-            var _a, _b;
-            const out = {};
-            for (const [name, field] of Object.entries((_a = index_1.FIELDS[type]) !== null && _a !== void 0 ? _a : {})) {
-                const spec = { value: field.value };
-                if (field.kind === 'config') {
-                    spec.type = field.configType;
+        function field(type) {
+            const table = index_1.FIELDS[type];
+            if (table === undefined)
+                throw new Error(`no field table for ${type}`);
+            return (name, extra = {}) => {
+                var _a, _b;
+                const f = table[name];
+                if (f === undefined) {
+                    const base = (_a = /^(.+)Type$/.exec(name)) === null || _a === void 0 ? void 0 : _a[1];
+                    const typed = base === undefined ? undefined : table[base];
+                    if ((typed === null || typed === void 0 ? void 0 : typed.kind) !== 'typed')
+                        throw new Error(`${type} declares no field ${name}`);
+                    return { value: ((_b = typed.types) !== null && _b !== void 0 ? _b : ['str'])[0], ...extra };
+                }
+                const spec = { value: f.value };
+                if (f.kind === 'config') {
+                    spec.type = f.configType;
                     spec.required = true;
                 }
-                else if (field.kind !== 'internal')
+                else if (f.kind !== 'internal')
                     spec.validate = validator(type, name);
-                out[name] = { ...spec, ...extra[name] };
-                if (field.kind === 'typed')
-                    out[`${name}Type`] = { value: ((_b = field.types) !== null && _b !== void 0 ? _b : ['str'])[0] };
-            }
-            return out;
+                return { ...spec, ...extra };
+            };
         }
         function placeholder(field) {
             var _a;
@@ -406,7 +413,7 @@ window.smsgwFields = window.smsgwFields || (function () {
             var _a, _b, _c;
             return (_c = (_b = (_a = index_1.FIELDS[type]) === null || _a === void 0 ? void 0 : _a[name]) === null || _b === void 0 ? void 0 : _b.types) !== null && _c !== void 0 ? _c : ['str'];
         }
-        const editorFields = () => ({ defaults, prepare, types, tables: index_1.FIELDS });
+        const editorFields = () => ({ field, prepare, types, tables: index_1.FIELDS });
         exports.editorFields = editorFields;
     },
     "./index": function (exports, require) {
@@ -1049,6 +1056,7 @@ window.smsgwFields = window.smsgwFields || (function () {
             unit: 'seconds',
             timer: 1000,
             blank: 'default',
+            when: { field: 'inputs', is: [0, '', undefined, null] },
         };
         exports.INPUTS = { kind: 'internal', label: `${SHARED}.common.pollOnInput`, value: 0 };
         const store = (nodeType) => ({

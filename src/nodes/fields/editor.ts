@@ -1,6 +1,6 @@
 /**
  * The editor's side of the field rules, run in the browser from resources/fields.js (never by the runtime): each
- * node's HTML registers `defaults: smsgwFields.defaults('<type>')`, whose validators are the checker of rule.ts
+ * node's HTML takes each field of its `defaults` from `smsgwFields.field('<type>')`, whose validators are the checker of rule.ts
  * with Node-RED's own property and JSONata parsers. A refused value turns the field red and the tooltip says why,
  * in the words the runtime uses at deploy. A `${NAME}` is left to the runtime: Node-RED's editor takes it as valid
  * before any validator runs (it cannot see the runtime's environment), so the field says it is resolved at deploy.
@@ -90,21 +90,29 @@ function validator(
 }
 
 /**
- * A node type's `defaults` for RED.nodes.registerType: every declared field with its value and validator (a
- * typedInput field with its `<name>Type`); `extra` adds what is not about the value (the account check).
+ * A node type's `defaults` for RED.nodes.registerType, one field at a time (the HTML lists the fields inline, as
+ * the Flow Library's scorecard reads them): the declared value and validator (a config reference keeps Node-RED's
+ * own check; a typedInput's `<name>Type` has the first type it offers); `extra` adds what is not about the value
+ * (the account check). An undeclared name throws: the HTML cannot have a field the table does not declare.
  */
-function defaults(type: string, extra: Record<string, Spec> = {}): Record<string, Spec> {
-  const out: Record<string, Spec> = {};
-  for (const [name, field] of Object.entries(FIELDS[type] ?? {})) {
-    const spec: Spec = { value: field.value };
-    if (field.kind === 'config') {
-      spec.type = field.configType;
+function field(type: string): (name: string, extra?: Spec) => Spec {
+  const table = FIELDS[type];
+  if (table === undefined) throw new Error(`no field table for ${type}`);
+  return (name, extra = {}) => {
+    const f = table[name];
+    if (f === undefined) {
+      const base = /^(.+)Type$/.exec(name)?.[1];
+      const typed = base === undefined ? undefined : table[base];
+      if (typed?.kind !== 'typed') throw new Error(`${type} declares no field ${name}`);
+      return { value: (typed.types ?? ['str'])[0], ...extra };
+    }
+    const spec: Spec = { value: f.value };
+    if (f.kind === 'config') {
+      spec.type = f.configType;
       spec.required = true;
-    } else if (field.kind !== 'internal') spec.validate = validator(type, name);
-    out[name] = { ...spec, ...extra[name] };
-    if (field.kind === 'typed') out[`${name}Type`] = { value: (field.types ?? ['str'])[0] };
-  }
-  return out;
+    } else if (f.kind !== 'internal') spec.validate = validator(type, name);
+    return { ...spec, ...extra };
+  };
 }
 
 /** What a blank field shows: its default, else what blank means (when the dialog has no placeholder of its own). */
@@ -153,11 +161,11 @@ function types(type: string, name: string): readonly string[] {
 }
 
 export interface EditorFields {
-  defaults: typeof defaults;
+  field: typeof field;
   prepare: typeof prepare;
   types: typeof types;
   /** The tables themselves (read-only), for tests and the dialogs. */
   tables: typeof FIELDS;
 }
 
-export const editorFields = (): EditorFields => ({ defaults, prepare, types, tables: FIELDS });
+export const editorFields = (): EditorFields => ({ field, prepare, types, tables: FIELDS });

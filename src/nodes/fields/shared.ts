@@ -81,6 +81,7 @@ export const OUTPUTS: Field = { kind: 'internal', label: `${SHARED}.common.outpu
 
 // ---- polling triggers ----
 
+/** Seconds between polls; not read (nor judged) while the trigger polls only when a message arrives. */
 export const INTERVAL: Field = {
   kind: 'number',
   label: `${SHARED}.common.interval`,
@@ -89,6 +90,7 @@ export const INTERVAL: Field = {
   unit: 'seconds',
   timer: 1000,
   blank: 'default',
+  when: { field: 'inputs', is: [0, '', undefined, null] },
 };
 
 /** 1: "poll only when a message arrives" (the dialog sets it with its checkbox). */
