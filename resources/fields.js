@@ -358,7 +358,7 @@ window.smsgwFields = window.smsgwFields || (function () {
                         throw new Error(`${type} declares no field ${name}`);
                     return { value: ((_b = typed.types) !== null && _b !== void 0 ? _b : ['str'])[0], ...extra };
                 }
-                const spec = { value: f.value };
+                const spec = { value: typeof f.value === 'object' ? JSON.parse(JSON.stringify(f.value)) : f.value };
                 if (f.kind === 'config') {
                     spec.type = f.configType;
                     spec.required = true;
@@ -850,7 +850,7 @@ window.smsgwFields = window.smsgwFields || (function () {
                 case 'required':
                     return t(`${WORDS}reason.required`, { label, must });
                 case 'must': {
-                    const blank = blankText(field, t);
+                    const blank = field.kind === 'choice' || field.kind === 'flag' ? undefined : blankText(field, t);
                     return blank === undefined || subject !== undefined
                         ? t(`${WORDS}reason.must`, { label, must })
                         : t(`${WORDS}reason.mustOrBlank`, { label, must, blank });

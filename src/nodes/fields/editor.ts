@@ -106,7 +106,8 @@ function field(type: string): (name: string, extra?: Spec) => Spec {
       if (typed?.kind !== 'typed') throw new Error(`${type} declares no field ${name}`);
       return { value: (typed.types ?? ['str'])[0], ...extra };
     }
-    const spec: Spec = { value: f.value };
+    // An object (the parameter rows) is every new node's own.
+    const spec: Spec = { value: typeof f.value === 'object' ? JSON.parse(JSON.stringify(f.value)) : f.value };
     if (f.kind === 'config') {
       spec.type = f.configType;
       spec.required = true;

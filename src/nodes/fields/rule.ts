@@ -481,7 +481,8 @@ export function reasonText(
     case 'required':
       return t(`${WORDS}reason.required`, { label, must });
     case 'must': {
-      const blank = blankText(field, t);
+      // A list or a checkbox is blank only in a node saved before it existed: not worth saying.
+      const blank = field.kind === 'choice' || field.kind === 'flag' ? undefined : blankText(field, t);
       return blank === undefined || subject !== undefined
         ? t(`${WORDS}reason.must`, { label, must })
         : t(`${WORDS}reason.mustOrBlank`, { label, must, blank });
