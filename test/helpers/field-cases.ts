@@ -15,6 +15,9 @@ import { FIELDS } from '../../src/nodes/fields';
 import type { Field } from '../../src/nodes/fields/rule';
 import { checkSettings } from '../../src/nodes/common/fields';
 
+/** The id of the (valid) gateway configuration the nodes of a case use. */
+export const CONFIG_ID = 'cfg';
+
 /** An environment variable no test sets. */
 export const UNSET_ENV = 'SMSGW_TEST_UNSET_ENV';
 
@@ -47,11 +50,15 @@ export interface FieldCase {
   runtime: Verdict;
 }
 
-/** A node's settings as a new node has them, plus the examples: valid as they are (fields.test.ts checks it). */
+/**
+ * A node's settings as a new node has them, with the gateway configuration `cfg` and the examples: valid as they are
+ * (fields.test.ts checks it).
+ */
 export function baseValues(nodeType: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(FIELDS[nodeType]!)) {
-    if (field.value !== undefined) out[name] = field.value;
+    if (field.kind === 'config') out[name] = CONFIG_ID;
+    else if (field.value !== undefined) out[name] = field.value;
     if (field.kind === 'typed') out[`${name}Type`] = field.types![0];
   }
   return { ...out, ...EXAMPLES[nodeType] };
