@@ -55,15 +55,17 @@ describe('nodes: junk in every field, deployed (the cases the editor test types)
   const types = [...new Set(cases.map((c) => c.nodeType))];
 
   /** A node's verdict as a user sees it after the deploy. */
-  function observed(id: string, c: FieldCase): { refused: boolean; reason?: string; status?: Rec } {
+  function observed(
+    id: string,
+    logger: string,
+    c: FieldCase,
+  ): { refused: boolean; reason?: string; status?: Rec } {
     const status = statuses(id).at(-1);
     if (c.kind === 'config') {
       const missing = status?.fill === 'red' && status.text === sharedKey('status.missing');
       return { refused: missing };
     }
-    const lines = errorsOf(c.nodeType === 'smsgw-config' ? `cfg-${c.field}` : id).filter((l) =>
-      l.startsWith(refusedPrefix),
-    );
+    const lines = errorsOf(logger).filter((l) => l.startsWith(refusedPrefix));
     if (lines.length === 0) return { refused: false, status };
     assert.equal(lines.length, 1, `${id}: one log line`);
     return { refused: true, reason: lines[0]!.slice(refusedPrefix.length), status };
@@ -73,66 +75,65 @@ describe('nodes: junk in every field, deployed (the cases the editor test types)
     it(`${nodeType}: every field, every junk value: refused at deploy exactly as declared, in its words`, async () => {
       const wrong: string[] = [];
       let refusals = 0;
-      for (const junk of JUNK) {
-        const group = cases.filter((c) => c.nodeType === nodeType && c.junk === junk);
-        const nodes: FlowNode[] = [];
-        const creds: Rec = { cfg: DEMO };
-        const idOf = (c: FieldCase): string => `n-${c.field}`;
-        for (const c of group) {
-          if (nodeType === 'smsgw-config') {
-            // The configuration under test, and a node using it (which shows its refusal and fails its msgs).
-            nodes.push({ id: `cfg-${c.field}`, type: 'smsgw-config', ...c.values });
-            creds[`cfg-${c.field}`] = DEMO;
-            nodes.push({ id: idOf(c), type: 'smsgw-budget', gateway: `cfg-${c.field}`, name: '', wires: [] });
-          } else nodes.push({ id: idOf(c), type: nodeType, gateway: 'cfg', ...c.values, wires: [] });
-        }
-        await loadFlow(
-          [
-            { id: 'tab', type: 'tab', label: 'junk' },
-            { id: 'cfg', type: 'smsgw-config', ...baseValues('smsgw-config'), baseUrl: env.emu.url },
-            ...nodes.map((n) => ({ z: 'tab', ...n })),
-            { id: 'catcher', type: 'catch', z: 'tab', scope: null, uncaught: false, wires: [['caught']] },
-            { id: 'caught', type: 'helper', z: 'tab' },
-          ],
-          creds,
-        );
-        const caught = collect('caught');
-        const expectRefused: FieldCase[] = [];
-        for (const c of group) {
-          const seen = observed(idOf(c), c);
-          const label = `${nodeType}.${c.field} = ${JSON.stringify(junk)}`;
-          if (seen.refused !== c.runtime.refused || seen.reason !== c.runtime.reason) {
-            wrong.push(`${label}: ${JSON.stringify(seen)} instead of ${JSON.stringify(c.runtime)}`);
-            continue;
-          }
-          if (!c.runtime.refused || c.kind === 'config') continue;
-          refusals++;
-          expectRefused.push(c);
-          // The red ring names the first (here: the only) reason, shortened to a status line.
-          const text = String(seen.status?.text ?? '');
-          if (
-            seen.status?.fill !== 'red' ||
-            !text.startsWith('config: ') ||
-            !c.runtime.reason!.startsWith(text.slice(8).replace(/…$/, ''))
-          )
-            wrong.push(`${label}: status ${JSON.stringify(seen.status)}`);
-          send(idOf(c), { payload: 'x', topic: 'junk' });
-        }
-        // Every msg to a refused node fails with CONFIG and the same words, heard by the Catch node.
-        await waitFor(() => caught.messages.length >= expectRefused.length, 10_000).catch(() => undefined);
-        for (const c of expectRefused) {
-          const m = caught.messages.find(
-            (x) => (x.error as { source?: { id?: string } }).source?.id === idOf(c),
-          );
-          const error = m?.error as { code?: string; message?: string } | undefined;
-          if (error?.code !== 'CONFIG' || error.message !== `${refusedPrefix}${c.runtime.reason}`)
-            wrong.push(
-              `${nodeType}.${c.field} = ${JSON.stringify(junk)}: msg error ${JSON.stringify(error)}`,
-            );
-        }
-        caught.stop();
-        await helper.unload();
+      // Every field with every junk value at once: one deploy per node type.
+      const group = cases.filter((c) => c.nodeType === nodeType);
+      const nodes: FlowNode[] = [];
+      const creds: Rec = { cfg: DEMO };
+      const suffix = (c: FieldCase): string => `${c.field}-${JUNK.indexOf(c.junk)}`;
+      const idOf = (c: FieldCase): string => `n-${suffix(c)}`;
+      for (const c of group) {
+        if (nodeType === 'smsgw-config') {
+          // The configuration under test, and a node using it (which shows its refusal and fails its msgs).
+          nodes.push({ id: `cfg-${suffix(c)}`, type: 'smsgw-config', ...c.values });
+          creds[`cfg-${suffix(c)}`] = DEMO;
+          nodes.push({ id: idOf(c), type: 'smsgw-budget', gateway: `cfg-${suffix(c)}`, name: '', wires: [] });
+        } else nodes.push({ id: idOf(c), type: nodeType, ...c.values, wires: [] });
       }
+      await loadFlow(
+        [
+          { id: 'tab', type: 'tab', label: 'junk' },
+          { id: 'cfg', type: 'smsgw-config', ...baseValues('smsgw-config'), baseUrl: env.emu.url },
+          ...nodes.map((n) => ({ z: 'tab', ...n })),
+          { id: 'catcher', type: 'catch', z: 'tab', scope: null, uncaught: false, wires: [['caught']] },
+          { id: 'caught', type: 'helper', z: 'tab' },
+        ],
+        creds,
+      );
+      const caught = collect('caught');
+      const expectRefused: FieldCase[] = [];
+      for (const c of group) {
+        const seen = observed(idOf(c), nodeType === 'smsgw-config' ? `cfg-${suffix(c)}` : idOf(c), c);
+        const label = `${nodeType}.${c.field} = ${JSON.stringify(c.junk)}`;
+        if (seen.refused !== c.runtime.refused || seen.reason !== c.runtime.reason) {
+          wrong.push(`${label}: ${JSON.stringify(seen)} instead of ${JSON.stringify(c.runtime)}`);
+          continue;
+        }
+        if (!c.runtime.refused || c.kind === 'config') continue;
+        refusals++;
+        expectRefused.push(c);
+        // The red ring names the first (here: the only) reason, shortened to a status line.
+        const text = String(seen.status?.text ?? '');
+        if (
+          seen.status?.fill !== 'red' ||
+          !text.startsWith('config: ') ||
+          !c.runtime.reason!.startsWith(text.slice('config: '.length).replace(/…$/, ''))
+        )
+          wrong.push(`${label}: status ${JSON.stringify(seen.status)}`);
+        send(idOf(c), { payload: 'x', topic: 'junk' });
+      }
+      // Every msg to a refused node fails with CONFIG and the same words, heard by the Catch node.
+      await waitFor(() => caught.messages.length >= expectRefused.length, 10_000).catch(() => undefined);
+      for (const c of expectRefused) {
+        const m = caught.messages.find(
+          (x) => (x.error as { source?: { id?: string } }).source?.id === idOf(c),
+        );
+        const error = m?.error as { code?: string; message?: string } | undefined;
+        if (error?.code !== 'CONFIG' || error.message !== `${refusedPrefix}${c.runtime.reason}`)
+          wrong.push(
+            `${nodeType}.${c.field} = ${JSON.stringify(c.junk)}: msg error ${JSON.stringify(error)}`,
+          );
+      }
+      caught.stop();
       assert.deepEqual(wrong, []);
       // The table of this node type refuses something (a test that refuses nothing proves nothing).
       if (
