@@ -2,12 +2,16 @@
  * resources/fields.js: the field tables and their checker (src/nodes/fields/*.ts) as one plain script for the
  * editor, so the dialog judges a value with the very code the runtime runs. Each file is transpiled on its own
  * (TypeScript's transpileModule, ES2018, CommonJS) and wrapped with a small `require` between them; the script
- * defines `window.smsgwFields` once (every node's HTML loads it). `npm run generate` writes it and
- * test/scripts/generate.test.ts fails when it is stale.
+ * defines `window.smsgwFields` once (every node's HTML loads it). Also the field lists of the node help (en-US and
+ * de, between `<!-- generated:fields -->` markers) and the field table of docs/nodes.md, in the words of the
+ * message catalogues. `npm run generate` writes them and test/scripts/generate.test.ts fails when one is stale.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ts from 'typescript';
+import { FIELDS } from '../src/nodes/fields';
+import { blankText, MODULE, mustText, qualified, type Field, type Translate } from '../src/nodes/fields/rule';
+import { replaceBetween } from './gen-overrides';
 
 const ROOT = join(__dirname, '..');
 export const FIELDS_SRC = join(ROOT, 'src', 'nodes', 'fields');
@@ -73,4 +77,161 @@ export function renderFieldsJs(modules: Map<string, string> = fieldModules()): s
     '})();',
     '',
   ].join('\n');
+}
+
+// ---- the field lists of the node help and the table of docs/nodes.md ----
+
+export const FIELDS_START = '<!-- generated:fields -->';
+export const FIELDS_END = '<!-- /generated:fields -->';
+const LOCALES = join(ROOT, 'nodes', 'locales');
+const MODULE_PREFIX = `${MODULE}/`;
+const W = `${MODULE}/smsgw-config:smsgw-config.fields.`;
+
+type Catalogue = Record<string, unknown>;
+const catalogues = new Map<string, Catalogue>();
+function catalogueOf(lang: string, set: string): Catalogue {
+  const key = `${lang}/${set}`;
+  let cat = catalogues.get(key);
+  if (!cat) {
+    cat = JSON.parse(readFileSync(join(LOCALES, lang, `${set}.json`), 'utf8')) as Catalogue;
+    catalogues.set(key, cat);
+  }
+  return cat;
+}
+
+/** RED._ as the editor or the runtime gives it, from the package's catalogues of one language. */
+export function wordsOf(lang: string): Translate {
+  return (key, params = {}) => {
+    if (!key.startsWith(MODULE_PREFIX)) throw new Error(`not a key of this package: ${key}`);
+    const [set, path] = key.slice(MODULE_PREFIX.length).split(':') as [string, string];
+    const text = path
+      .split('.')
+      .reduce<unknown>(
+        (o, k) => (typeof o === 'object' && o !== null ? (o as Catalogue)[k] : undefined),
+        catalogueOf(lang, set),
+      );
+    if (typeof text !== 'string') throw new Error(`nodes/locales/${lang}/${set}.json has no ${path}`);
+    return text.replace(/__(\w+)__/g, (all, p: string) => (p in params ? String(params[p]) : all));
+  };
+}
+
+/** The fields a help lists: those a person sets (not the name, the gateway, nor what the dialog keeps). */
+const listed = (field: Field): boolean =>
+  field.kind !== 'internal' && field.kind !== 'config' && field.label !== 'smsgw-config.label.name';
+
+/** What a field takes, in words: range and unit, blank, 0, condition, the value of a new node. */
+export function fieldFacts(
+  lang: string,
+  nodeType: string,
+  name: string,
+): { kind: string; takes: string; blank: string; value: string } {
+  const t = wordsOf(lang);
+  const table = FIELDS[nodeType]!;
+  const field = table[name]!;
+  const parts: string[] = [];
+  const timer = field.timer;
+  const musts =
+    typeof timer === 'object'
+      ? Object.keys(timer.ms).map((unit) =>
+          mustText(field, t, { sibling: (n) => (n === timer.field ? unit : undefined) }),
+        )
+      : [mustText(field, t, { sibling: () => undefined })];
+  if (field.kind === 'typed') {
+    parts.push(t(`${W}help.types`, { types: (field.types ?? []).join(', ') }));
+    parts.push(t(`${W}help.fixed`, { must: musts.join('; ') }), t(`${W}help.msgTime`));
+  } else parts.push(...musts);
+  if (field.zero) parts.push(t(`${W}help.zero`, { text: t(`${W}zero.${field.zero}`) }));
+  if (field.when) {
+    const other = table[field.when.field];
+    parts.push(
+      t(`${W}help.when`, {
+        field: other && other.kind !== 'internal' ? t(qualified(other.label)) : field.when.field,
+        value: String(field.when.is[0]),
+      }),
+    );
+  }
+  // A list or a checkbox is blank only in a node saved before it existed: its default is the new node's value.
+  const blank =
+    field.kind === 'choice' || field.kind === 'flag'
+      ? ''
+      : field.blank === 'required'
+        ? t(`${W}blank.required`)
+        : (blankText(field, t) ?? '');
+  const v =
+    field.kind === 'typed' &&
+    typeof field.value === 'string' &&
+    field.value !== '' &&
+    field.types![0] !== 'str' &&
+    field.types![0] !== 'num'
+      ? `${field.types![0]}.${field.value}`
+      : field.value === undefined || field.value === ''
+        ? ''
+        : String(field.value);
+  return { kind: t(`${W}help.kind.${field.kind}`), takes: parts.join('; '), blank, value: v };
+}
+
+const escapeHtml = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The help lines between the field markers (without indentation). */
+export function helpFieldLines(lang: string, nodeType: string): string[] {
+  const t = wordsOf(lang);
+  const table = FIELDS[nodeType]!;
+  const names = Object.keys(table).filter((n) => listed(table[n]!));
+  if (names.length === 0) return [];
+  const lines = [
+    `<h3>${t(`${W}help.title`)}</h3>`,
+    `<p>${escapeHtml(t(`${W}help.intro`))}</p>`,
+    '<dl class="message-properties">',
+  ];
+  for (const name of names) {
+    const f = fieldFacts(lang, nodeType, name);
+    const more = f.blank === '' ? [f.takes] : [f.takes, t(`${W}help.blank`, { text: f.blank })];
+    if (f.value !== '') more.push(t(`${W}help.newNode`, { value: f.value }));
+    lines.push(
+      `    <dt>${escapeHtml(t(qualified(table[name]!.label)))} <span class="property-type">${escapeHtml(f.kind)}</span></dt>`,
+      `    <dd>${escapeHtml(more.join('; '))}</dd>`,
+    );
+  }
+  lines.push('</dl>');
+  return lines;
+}
+
+/** A node's help with its field list rewritten. */
+export function renderHelpFields(current: string, lang: string, nodeType: string): string {
+  return replaceBetween(
+    current,
+    helpFieldLines(lang, nodeType),
+    `nodes/locales/${lang}/${nodeType}.html`,
+    FIELDS_START,
+    FIELDS_END,
+  );
+}
+
+const markdown = (s: string): string => s.replace(/\|/g, '\\|');
+
+/** The Markdown table of docs/nodes.md (en-US), padded as prettier pads a table. */
+export function docsFieldTable(): string[] {
+  const t = wordsOf('en-US');
+  const rows: string[][] = [];
+  for (const [nodeType, table] of Object.entries(FIELDS))
+    for (const name of Object.keys(table).filter((n) => listed(table[n]!))) {
+      const f = fieldFacts('en-US', nodeType, name);
+      rows.push([
+        `\`${nodeType}\``,
+        markdown(t(qualified(table[name]!.label))),
+        markdown(`${f.kind}: ${f.takes}`),
+        markdown(f.blank),
+        markdown(f.value === '' ? '' : `\`${f.value}\``),
+      ]);
+    }
+  const head = ['node', 'field', 'takes', 'blank', 'default'].map((c) => t(`${W}help.column.${c}`));
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(head), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rows.map(line)];
+}
+
+/** docs/nodes.md with its field table rewritten. */
+export function renderNodesDocFields(current: string): string {
+  return replaceBetween(current, ['', ...docsFieldTable(), ''], 'docs/nodes.md', FIELDS_START, FIELDS_END);
 }
