@@ -100,7 +100,7 @@ window.smsgwFields = window.smsgwFields || (function () {
         exports.CONFIG_FIELDS = void 0;
         const shared_1 = require("./shared");
         const L = 'smsgw-config.label';
-        const COORDINATING = { field: 'coordinate', is: [true, 'true'] };
+        const COORDINATING = { field: 'coordinate', is: [true, 'true'], words: 'coordinating' };
         const cap = (name) => ({
             kind: 'number',
             label: `${L}.${name}`,
@@ -494,7 +494,7 @@ window.smsgwFields = window.smsgwFields || (function () {
             operation: (0, shared_1.operation)(['GetCustomerList', 'GetCustomer', 'GetCustomerWithAuthUser', 'CreateCustomer'], 'GetCustomerList'),
             params: shared_1.PARAMS,
         };
-        const NAMED = { field: 'auth', is: ['named'] };
+        const NAMED = { field: 'auth', is: ['named'], words: 'namedCredentials' };
         exports.CALL_FIELDS = {
             name: shared_1.NAME,
             gateway: shared_1.GATEWAY,
@@ -511,7 +511,7 @@ window.smsgwFields = window.smsgwFields || (function () {
                 value: '',
                 format: 'callPath',
                 blank: 'required',
-                when: { field: 'service', is: ['path'] },
+                when: { field: 'service', is: ['path'], words: 'path' },
             },
             operation: {
                 kind: 'text',
@@ -919,7 +919,7 @@ window.smsgwFields = window.smsgwFields || (function () {
                 unit: 'minutes',
                 timer: 60000,
                 blank: 'default',
-                when: { field: 'track', is: [true, 'true'] },
+                when: { field: 'track', is: [true, 'true'], words: 'tracking' },
             },
             outputs: shared_1.OUTPUTS,
         };
@@ -1056,7 +1056,7 @@ window.smsgwFields = window.smsgwFields || (function () {
             unit: 'seconds',
             timer: 1000,
             blank: 'default',
-            when: { field: 'inputs', is: [0, '', undefined, null] },
+            when: { field: 'inputs', is: [0, '', undefined, null], words: 'polling' },
         };
         exports.INPUTS = { kind: 'internal', label: `${SHARED}.common.pollOnInput`, value: 0 };
         const store = (nodeType) => ({

@@ -141,15 +141,7 @@ export function fieldFacts(
     parts.push(t(`${W}help.fixed`, { must: musts.join('; ') }), t(`${W}help.msgTime`));
   } else parts.push(...musts);
   if (field.zero) parts.push(t(`${W}help.zero`, { text: t(`${W}zero.${field.zero}`) }));
-  if (field.when) {
-    const other = table[field.when.field];
-    parts.push(
-      t(`${W}help.when`, {
-        field: other && other.kind !== 'internal' ? t(qualified(other.label)) : field.when.field,
-        value: String(field.when.is[0]),
-      }),
-    );
-  }
+  if (field.when) parts.push(t(`${W}when.${field.when.words}`));
   // A list or a checkbox is blank only in a node saved before it existed: its default is the new node's value.
   const blank =
     field.kind === 'choice' || field.kind === 'flag'
@@ -220,7 +212,7 @@ export function docsFieldTable(): string[] {
       rows.push([
         `\`${nodeType}\``,
         markdown(t(qualified(table[name]!.label))),
-        markdown(`${f.kind}: ${f.takes}`),
+        markdown(table[name]!.kind === 'typed' ? f.takes : `${f.kind}: ${f.takes}`),
         markdown(f.blank),
         markdown(f.value === '' ? '' : `\`${f.value}\``),
       ]);

@@ -69,6 +69,7 @@ describe('nodes: the field declarations', () => {
             ['unit', field.unit],
             ['blank', field.blank],
             ['zero', field.zero],
+            ['when', field.when?.words],
             ...(typeof field.timer === 'object'
               ? Object.values(field.timer.units).map((u) => ['unit', u])
               : []),

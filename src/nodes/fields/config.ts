@@ -3,7 +3,7 @@ import type { Field, FieldTable } from './rule';
 import { NAME } from './shared';
 
 const L = 'smsgw-config.label';
-const COORDINATING = { field: 'coordinate', is: [true, 'true'] } as const;
+const COORDINATING = { field: 'coordinate', is: [true, 'true'], words: 'coordinating' } as const;
 
 /** Units counted by the spending guard: segments x recipients; blank = no limit, 0 = only the reserve. */
 const cap = (name: string): Field => ({

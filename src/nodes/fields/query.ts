@@ -51,7 +51,7 @@ export const CUSTOMER_FIELDS: FieldTable = {
   params: PARAMS,
 };
 
-const NAMED = { field: 'auth', is: ['named'] } as const;
+const NAMED = { field: 'auth', is: ['named'], words: 'namedCredentials' } as const;
 
 export const CALL_FIELDS: FieldTable = {
   name: NAME,
@@ -69,7 +69,7 @@ export const CALL_FIELDS: FieldTable = {
     value: '',
     format: 'callPath',
     blank: 'required',
-    when: { field: 'service', is: ['path'] },
+    when: { field: 'service', is: ['path'], words: 'path' },
   },
   operation: {
     kind: 'text',

@@ -84,8 +84,11 @@ export interface Field {
   readonly blank?: Blank;
   /** The value a blank field takes when `blank` is `default` (else the new node's value). */
   readonly default?: string | number | boolean;
-  /** Only judged while another field has one of these values (the Redis fields while coordinating). */
-  readonly when?: { readonly field: string; readonly is: readonly unknown[] };
+  /**
+   * Only judged while another field has one of these values (the Redis fields while coordinating); `words` says
+   * so in the help (smsgw-config.fields.when.<words>).
+   */
+  readonly when?: { readonly field: string; readonly is: readonly unknown[]; readonly words: string };
 
   // number (and typed fields of numbers)
   readonly whole?: boolean;

@@ -64,7 +64,7 @@ export const SEND_SMS_FIELDS: FieldTable = {
     unit: 'minutes',
     timer: 60_000,
     blank: 'default',
-    when: { field: 'track', is: [true, 'true'] },
+    when: { field: 'track', is: [true, 'true'], words: 'tracking' },
   },
   outputs: OUTPUTS,
 };

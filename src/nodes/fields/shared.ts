@@ -90,7 +90,7 @@ export const INTERVAL: Field = {
   unit: 'seconds',
   timer: 1000,
   blank: 'default',
-  when: { field: 'inputs', is: [0, '', undefined, null] },
+  when: { field: 'inputs', is: [0, '', undefined, null], words: 'polling' },
 };
 
 /** 1: "poll only when a message arrives" (the dialog sets it with its checkbox). */
