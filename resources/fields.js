@@ -372,11 +372,19 @@ window.smsgwFields = window.smsgwFields || (function () {
             var _a;
             if (field.blank === 'required')
                 return undefined;
+            let text;
             if (field.blank === 'default') {
                 const v = (_a = field.default) !== null && _a !== void 0 ? _a : field.value;
-                return v === '' || v === undefined || typeof v === 'boolean' ? undefined : String(v);
+                text = v === '' || v === undefined || typeof v === 'boolean' ? undefined : String(v);
             }
-            return (0, rule_1.blankText)(field, t);
+            else
+                text = (0, rule_1.blankText)(field, t);
+            if (text !== undefined &&
+                field.zero !== undefined &&
+                field.blank !== 'default' &&
+                field.zero !== field.blank)
+                text += `; 0: ${t(`${rule_1.MODULE}/smsgw-config:smsgw-config.fields.zero.${field.zero}`)}`;
+            return text;
         }
         function prepare(node) {
             var _a;

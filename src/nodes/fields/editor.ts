@@ -116,14 +116,25 @@ function field(type: string): (name: string, extra?: Spec) => Spec {
   };
 }
 
-/** What a blank field shows: its default, else what blank means (when the dialog has no placeholder of its own). */
+/**
+ * What a blank field shows: its default, else what blank means (when the dialog has no placeholder of its own),
+ * and what 0 means where it means something (a budget cap of 0 lets only critical messages through).
+ */
 function placeholder(field: Field): string | undefined {
   if (field.blank === 'required') return undefined;
+  let text: string | undefined;
   if (field.blank === 'default') {
     const v = field.default ?? field.value;
-    return v === '' || v === undefined || typeof v === 'boolean' ? undefined : String(v);
-  }
-  return blankText(field, t);
+    text = v === '' || v === undefined || typeof v === 'boolean' ? undefined : String(v);
+  } else text = blankText(field, t);
+  if (
+    text !== undefined &&
+    field.zero !== undefined &&
+    field.blank !== 'default' &&
+    field.zero !== field.blank
+  )
+    text += `; 0: ${t(`${MODULE}/smsgw-config:smsgw-config.fields.zero.${field.zero}`)}`;
+  return text;
 }
 
 /**
