@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Node, NodeMessage } from 'node-red';
+import { msgValue } from '../../src/nodes/common/fields';
 import { OVERRIDES } from '../../src/nodes/common/override-table';
 import { readOverride, type Override } from '../../src/nodes/common/overrides';
 import { sharedKey } from '../../src/nodes/common/status';
@@ -144,6 +145,30 @@ describe('nodes: junk in every field, deployed (the cases the editor test types)
   }
 });
 
+/**
+ * The overrides with a check of their own, not a field's rule: msg.operation (it may also name an operation as
+ * "service/Name"; the any-operation node's is its Operation field's name), the priority, the parameters object, the
+ * SOAP headers, and the any-operation node's service (a service or a path: one of two rules).
+ */
+const OWN_CHECK = (nodeType: string, prop: string): boolean =>
+  (prop === 'operation' && nodeType !== 'smsgw-call') ||
+  ['priority', 'params'].includes(prop) ||
+  (nodeType === 'smsgw-call' && ['soapHeaders', 'service'].includes(prop));
+
+/**
+ * The words a msg override must be refused with, or undefined when it must be taken: the declared rule of the field
+ * it replaces (src/nodes/fields), the words naming msg.<prop>; for an override with a check of its own, that check.
+ */
+function expectedRefusal(nodeType: string, prop: string, o: Override, junk: unknown): string | undefined {
+  try {
+    if (OWN_CHECK(nodeType, prop)) readOverride({ [prop]: junk } as NodeMessage, o);
+    else msgValue(nodeType, o.field?.name ?? prop, junk, { subject: `msg.${prop}` });
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
 /** The same junk as a flow sends it: numbers as numbers. */
 const MSG_JUNK: readonly unknown[] = [-1, 0, 1.5, NaN, 'abc', '', 1e12, `\${${UNSET_ENV}}`];
 
@@ -205,13 +230,11 @@ describe('nodes: junk in every msg override, refused before anything is sent or 
       let refusals = 0;
       for (const prop of props) {
         const o = (table as Readonly<Record<string, Override>>)[prop]!;
+        // The table says which rule judges it: the field it replaces.
+        if (!OWN_CHECK(nodeType, prop) && o.rule !== (o.field?.name ?? prop))
+          wrong.push(`msg.${prop}: judged by ${String(o.rule)}, not by the rule of the field it replaces`);
         for (const junk of MSG_JUNK) {
-          let expected: string | undefined;
-          try {
-            readOverride({ [prop]: junk } as NodeMessage, o);
-          } catch (e) {
-            expected = (e as Error).message;
-          }
+          const expected = expectedRefusal(nodeType, prop, o, junk);
           const label = `msg.${prop} = ${String(typeof junk === 'string' ? JSON.stringify(junk) : junk)}`;
           const caught = collect('caught');
           const out = collect('out');

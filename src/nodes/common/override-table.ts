@@ -18,32 +18,36 @@ const typed = (name: string) => ({ name, kind: 'typed' }) as const;
 const plain = (name: string) => ({ name, kind: 'plain' }) as const;
 
 /**
- * The check of a msg override that replaces the node's field `name`: its rule (src/nodes/fields), in its words,
- * then what the node makes of the value.
+ * An override judged by the declared rule of the field it replaces (src/nodes/fields; refused in its words,
+ * naming msg.<prop>), then converted to what the node works with.
  */
-const ruled =
-  <T>(nodeType: string, name: string, convert: (v: unknown) => T) =>
-  (v: unknown, source?: ValueSource): T =>
-    convert(msgValue(nodeType, name, v, source));
-
-const same = <T>(v: unknown): T => v as T;
+function ruled<T>(
+  nodeType: string,
+  o: Omit<Override<T>, 'check' | 'rule'>,
+  convert: (v: unknown) => T = (v) => v as T,
+): Override<T> {
+  const rule = o.field?.name ?? o.prop;
+  return override({
+    ...o,
+    rule,
+    check: (v: unknown, source?: ValueSource): T => convert(msgValue(nodeType, rule, v, source)),
+  });
+}
 
 const text = (nodeType: string, prop: string): Override<string | undefined> =>
-  override({ prop, field: typed(prop), type: 'string', check: ruled(nodeType, prop, toText) });
+  ruled(nodeType, { prop, field: typed(prop), type: 'string' }, toText);
 
 /** Recipients: one number, a comma/semicolon/newline separated list, or an array; msg.recipients works too. */
 const recipient = (nodeType: string): Override<string[]> =>
-  override({
-    prop: 'recipient',
-    alias: 'recipients',
-    field: typed('recipient'),
-    type: 'string | array',
-    check: ruled(nodeType, 'recipient', toRecipients),
-  });
+  ruled(
+    nodeType,
+    { prop: 'recipient', alias: 'recipients', field: typed('recipient'), type: 'string | array' },
+    toRecipients,
+  );
 
 /** A checkbox or number of the dialog, replaced for one msg. */
 const setting = <T>(nodeType: string, prop: string, type: string): Override<T> =>
-  override({ prop, field: plain(prop), type, check: ruled<T>(nodeType, prop, same) });
+  ruled<T>(nodeType, { prop, field: plain(prop), type });
 
 /** "critical": the message may use the spending guard's reserve (send/send-path.ts). Every sending node. */
 const PRIORITY = override({ prop: 'priority', type: 'string', check: priorityOf });
@@ -65,9 +69,14 @@ const PARAMS = override({
   check: (v): Readonly<Record<string, unknown>> => (isRecord(v) ? v : {}),
 });
 
-/** Text that is not blank, trimmed (the any-operation node's names); blank or not text: not set. */
-const name = (v: unknown): string | undefined =>
-  typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+/** The any-operation node's msg.service: a service (its Service field's rule) or a path (its Path field's rule). */
+const callTarget = (v: unknown, source?: ValueSource): string =>
+  msgValue(
+    'smsgw-call',
+    typeof v === 'string' && v.trim().startsWith('/') ? 'path' : 'service',
+    v,
+    source,
+  ) as string;
 
 export const OVERRIDES = {
   'smsgw-send-sms': {
@@ -76,18 +85,16 @@ export const OVERRIDES = {
     caption: text('smsgw-send-sms', 'caption'),
     smsType: text('smsgw-send-sms', 'smsType'),
     // Checked here for every operation; passed on as given (SendSimpleSMS takes the date as text).
-    sendDate: override({
+    sendDate: ruled('smsgw-send-sms', {
       prop: 'sendDate',
       field: typed('sendDate'),
       type: 'Date | string | number',
-      check: ruled('smsgw-send-sms', 'sendDate', same),
     }),
     // Converted with the operation's other parameters (the catalogue says it is an int).
-    jobPriority: override({
+    jobPriority: ruled('smsgw-send-sms', {
       prop: 'jobPriority',
       field: typed('jobPriority'),
       type: 'number',
-      check: ruled('smsgw-send-sms', 'jobPriority', same),
     }),
     operation: operation('smsgw-send-sms'),
     track: setting<boolean>('smsgw-send-sms', 'track', 'boolean'),
@@ -105,12 +112,11 @@ export const OVERRIDES = {
     recipient: recipient('smsgw-send-udh'),
     sender: text('smsgw-send-udh', 'sender'),
     caption: text('smsgw-send-udh', 'caption'),
-    sendDate: override({
-      prop: 'sendDate',
-      field: typed('sendDate'),
-      type: 'Date | string | number',
-      check: ruled('smsgw-send-udh', 'sendDate', (v) => toDate(v, 'sendDate')),
-    }),
+    sendDate: ruled(
+      'smsgw-send-udh',
+      { prop: 'sendDate', field: typed('sendDate'), type: 'Date | string | number' },
+      (v) => toDate(v, 'sendDate'),
+    ),
     dataFormat: setting<'auto' | 'hex' | 'base64'>('smsgw-send-udh', 'dataFormat', 'string'),
     priority: PRIORITY,
   },
@@ -120,11 +126,10 @@ export const OVERRIDES = {
     priority: PRIORITY,
   },
   'smsgw-balance': {
-    threshold: override({
+    threshold: ruled<number | undefined>('smsgw-balance', {
       prop: 'threshold',
       field: typed('threshold'),
       type: 'number',
-      check: ruled('smsgw-balance', 'threshold', (v) => v as number | undefined),
     }),
     operation: override({
       prop: 'operation',
@@ -145,8 +150,8 @@ export const OVERRIDES = {
     operation: operation('smsgw-customer'),
   },
   'smsgw-call': {
-    service: override({ prop: 'service', field: plain('service'), type: 'string', check: name }),
-    operation: override({ prop: 'operation', field: plain('operation'), type: 'string', check: name }),
+    service: override({ prop: 'service', field: plain('service'), type: 'string', check: callTarget }),
+    operation: ruled<string>('smsgw-call', { prop: 'operation', field: plain('operation'), type: 'string' }),
     soapHeaders: override({
       prop: 'soapHeaders',
       type: 'object',

@@ -29,6 +29,11 @@ export interface Override<T = unknown> {
   /** The value's type as the help shows it, e.g. `string | array`. */
   readonly type: string;
   /**
+   * The field whose declared rule (src/nodes/fields) judges the value, in that rule's words; absent: the check is
+   * the override's own (the operation, the priority, the parameters object, the SOAP headers).
+   */
+  readonly rule?: string;
+  /**
    * What the node uses of a value (converted); throws a VALIDATION GatewayError for a value it cannot use, naming
    * `source.subject` (msg.<prop>) or, for a typed field's value evaluated for the msg, the field's label.
    */
