@@ -290,7 +290,7 @@ async function typeInto(
   junk: string[],
 ): Promise<Typed[] | 'missing' | 'select'> {
   return page.evaluate(
-    ({ inputId: id, context: ctx, prefix: p, junk: values }) => {
+    async ({ inputId: id, context: ctx, prefix: p, junk: values }) => {
       const $ = (window as unknown as { $: JQ }).$;
       const input = $(`#${id}`);
       if (input.length === 0) return 'missing' as const;
@@ -305,7 +305,8 @@ async function typeInto(
       const typed = container.length > 0;
       const original = typed ? String(input.typedInput('value')) : String(input.val());
       // The field's own value last, so the dialog is as it was (no named function here: the page has no __name).
-      const shown = [...values, original].map(function (junkValue: string) {
+      const shown: { junk: string; red: boolean; tooltip: string | null; title: string | null }[] = [];
+      for (const junkValue of [...values, original]) {
         if (typed) {
           const box = container.find('input.red-ui-typedInput-input');
           box.val(junkValue);
@@ -319,11 +320,14 @@ async function typeInto(
         let tooltip: string | null = null;
         if (tip && red) {
           tip.open(true);
+          // Node-RED 5 fills an opened tooltip a moment later.
+          for (let i = 0; i < 20 && !(tip.element && tip.element.text()); i++)
+            await new Promise((resolve) => setTimeout(resolve, 5));
           tooltip = tip.element ? tip.element.text() : null;
           tip.close(true);
         }
-        return { junk: junkValue, red, tooltip, title: input.attr('title') ?? null };
-      });
+        shown.push({ junk: junkValue, red, tooltip, title: input.attr('title') ?? null });
+      }
       return shown.slice(0, values.length);
     },
     { inputId, context, prefix, junk },
@@ -351,7 +355,7 @@ async function typeWithKeyboard(
       },
       [inputId, value],
     );
-  return page.evaluate((id) => {
+  return page.evaluate(async (id) => {
     const $ = (window as unknown as { $: JQ }).$;
     const el = $(`#${id}`);
     const red = el.hasClass('input-error');
@@ -359,6 +363,8 @@ async function typeWithKeyboard(
     let tooltip: string | null = null;
     if (tip && red) {
       tip.open(true);
+      for (let i = 0; i < 20 && !(tip.element && tip.element.text()); i++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
       tooltip = tip.element ? tip.element.text() : null;
       tip.close(true);
     }
