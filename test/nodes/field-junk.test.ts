@@ -16,6 +16,7 @@ import { baseValues, fieldCases, JUNK, UNSET_ENV, type FieldCase } from '../help
 import {
   collect,
   DEMO,
+  flowWith,
   helper,
   loadCatalogues,
   loadFlow,
@@ -260,4 +261,77 @@ describe('nodes: junk in every msg override, refused before anything is sent or 
       void (helper.getNode('n1') as Node);
     });
   }
+});
+
+describe('nodes: every refused field at once, as a user sees it', function () {
+  let env: Env;
+  before(async () => {
+    env = await startEnv();
+    await loadCatalogues();
+  });
+  after(() => stopEnv(env));
+  afterEach(() => helper.unload());
+
+  it('an ask node with a negative wait, a reply check of 0 and no on-call list: one red ring "(+2 more)", one log line, CONFIG for each msg, nothing asked', async () => {
+    await loadFlow(
+      flowWith(env.emu.url, [
+        {
+          id: 'ask',
+          type: 'smsgw-ask',
+          gateway: 'cfg',
+          ...baseValues('smsgw-ask'),
+          wait: -1,
+          interval: 0,
+          numbers: '',
+          wires: [[], []],
+        },
+      ]),
+    );
+    const refused = words(sharedKey('fields.refused'), { list: '' });
+    const lines = errorsOf('ask').filter((l) => l.startsWith(refused));
+    assert.deepEqual(lines, [
+      `${refused}On-call list: required (one or more phone numbers); ` +
+        'Wait per step: a number above 0, at most 35791 (minutes), or blank (default 5); ' +
+        'Check replies every: a number from 1 to 2147483 (seconds), or blank (default 30)',
+    ]);
+    assert.deepEqual(statuses('ask').at(-1), {
+      fill: 'red',
+      shape: 'ring',
+      text: 'config: On-call list: required (one or more pho… (+2 more)',
+    });
+    const caught = collect('caught');
+    send('ask', { payload: 'Door open?' });
+    await waitFor(() => caught.messages.length === 1);
+    assert.equal((caught.messages[0]!.error as Rec).code, 'CONFIG');
+    assert.equal(env.emu.requests.list().filter((r) => r.operation === 'SendSMS').length, 0);
+  });
+
+  it('a gateway configuration with Per hour -5 and Reserve -1 (Per day 10 valid): its budget node says so in red and answers CONFIG, not "no limit set"', async () => {
+    await loadFlow(
+      flowWith(env.emu.url, [{ id: 'b', type: 'smsgw-budget', gateway: 'cfg', name: '', wires: [['out']] }], {
+        budgetHour: -5,
+        budgetDay: 10,
+        budgetReserve: -1,
+      }),
+    );
+    const refused = words(sharedKey('fields.refused'), { list: '' });
+    assert.deepEqual(
+      errorsOf('cfg').filter((l) => l.startsWith(refused)),
+      [
+        `${refused}Per hour: a whole number from 0 (segments x recipients), or blank (no limit); ` +
+          'Reserve: a whole number from 0 (segments x recipients), or blank (default 0)',
+      ],
+    );
+    assert.deepEqual(statuses('b').at(-1), {
+      fill: 'red',
+      shape: 'ring',
+      text: 'config: Per hour: a whole number from 0 (segmen… (+1 more)',
+    });
+    const caught = collect('caught');
+    const out = collect('out');
+    send('b', { payload: 'count now' });
+    await waitFor(() => caught.messages.length === 1);
+    assert.equal((caught.messages[0]!.error as Rec).code, 'CONFIG');
+    assert.equal(out.messages.length, 0);
+  });
 });

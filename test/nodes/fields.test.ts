@@ -5,7 +5,7 @@
  * its words, so a rule that drifts fails by name).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { getCountries } from 'libphonenumber-js/min';
 import { DEFAULT_PATHS } from '../../src/catalogue';
@@ -129,6 +129,16 @@ describe('nodes: the field declarations', () => {
       'smsgw-send-hlr.waitTimeout',
       'smsgw-send-sms.trackTimeout',
     ]);
+  });
+
+  it('the folder the editor runs imports nothing from outside it and uses no Node.js API', () => {
+    const dir = path.join(root, 'src', 'nodes', 'fields');
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+      const text = readFileSync(path.join(dir, file), 'utf8');
+      for (const m of text.matchAll(/^import[^'"]*['"]([^'"]+)['"]/gm))
+        assert.match(m[1]!, /^\.\/[\w-]+$/, `${file} imports ${m[1]}`);
+      assert.doesNotMatch(text, /\brequire\(|\bprocess\.|\bBuffer\b|\bsetTimeout\b|['"]node:/, file);
+    }
   });
 
   it('a new node of every type (with the few fields it needs) is valid as it comes', () => {
