@@ -14,7 +14,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { FIELDS } from '../../src/nodes/fields';
-import { baseValues, CONFIG_ID, fieldCases, type FieldCase } from '../helpers/field-cases';
+import { baseValues, CONFIG_ID, fieldCases } from '../helpers/field-cases';
 import { openBrowser, type Browser } from './browser';
 import { openEditDialog } from './editor';
 import { nodeRedVersion, outDir, PALETTE_TYPES, startStack, type Stack } from './stack';
@@ -371,5 +371,3 @@ async function typeWithKeyboard(
     return { red, tooltip };
   }, inputId);
 }
-
-export type { FieldCase };
