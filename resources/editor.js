@@ -119,6 +119,9 @@ window.smsgwEditor = window.smsgwEditor || (function () {
      * Cancel leaves it as it was.
      */
     function defaults(node) {
+        // Placeholders of blank fields, and the dialog's values for the field rules (resources/fields.js).
+        if (window.smsgwFields) { window.smsgwFields.prepare(node); }
+        current = node.type;
         var def = RED.nodes.getType(node.type) || {};
         var fields = def.defaults || {};
         var prefix = def.category === 'config' ? '#node-config-input-' : '#node-input-';
@@ -294,20 +297,15 @@ window.smsgwEditor = window.smsgwEditor || (function () {
         show();
     }
 
-    // The typedInput types of the fields that several nodes share (same id, same choices, same default).
-    var FIELDS = {
-        recipient: [['str', 'json'].concat(COMMON), 'str'],
-        text: [['msg', 'str'].concat(COMMON.slice(1)), 'msg'],
-        caption: [['msg', 'str'].concat(COMMON.slice(1)), 'msg'],
-        data: [['msg', 'str', 'bin'].concat(COMMON.slice(1)), 'msg'],
-        sender: [['str'].concat(COMMON), 'str'],
-        sendDate: [['str', 'date'].concat(COMMON), 'str'],
-        jobPriority: [['num'].concat(COMMON), 'num'],
-        threshold: [['num'].concat(COMMON), 'num']
-    };
+    // The node type whose dialog is open (defaults() is the first call of every oneditprepare).
+    var current = null;
 
+    // typedInput widgets for the dialog's fields, with the types their rules offer (resources/fields.js).
     function fields(ids) {
-        ids.forEach(function (id) { typed(id, FIELDS[id][0], FIELDS[id][1]); });
+        ids.forEach(function (id) {
+            var types = window.smsgwFields.types(current, id);
+            typed(id, types.slice(), types[0]);
+        });
     }
 
     // The Output property of an action node: the msg property that receives the result (as core's json node

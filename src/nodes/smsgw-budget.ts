@@ -12,6 +12,7 @@ import type { Node, NodeAPI, NodeDef, NodeStatus } from 'node-red';
 import type { BudgetEvent, WindowState } from '../reliability/budget';
 import { attachConfig } from './config/config';
 import { idle, ok, warn, failed } from './common/status';
+import { deployFields } from './common/fields';
 
 interface BudgetNodeDef extends NodeDef {
   gateway: string;
@@ -20,7 +21,8 @@ interface BudgetNodeDef extends NodeDef {
 export default (RED: NodeAPI): void => {
   function SmsgwBudget(this: Node, def: BudgetNodeDef): void {
     RED.nodes.createNode(this, def);
-    start(this, def);
+    // A refused setting (its own or its gateway configuration's, such as a negative limit): the node says why.
+    if (deployFields(RED, this, 'smsgw-budget', def)) start(this, def);
   }
 
   function start(node: Node, def: BudgetNodeDef): void {

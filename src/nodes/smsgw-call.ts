@@ -17,6 +17,7 @@ import { nodeOutput } from './common/output';
 import { queryStatus } from './common/present';
 import { overridesOf } from './common/override-table';
 import { jobStatus, warn } from './common/status';
+import { deployFields } from './common/fields';
 import { invokeThroughGate, type Invoked } from './send/gate';
 import { emitRestored } from './send/restored';
 import { sendOutcome } from './send/results';
@@ -98,6 +99,8 @@ function present(RED: NodeAPI, operation: string, done: Invoked): InputResult {
 export default (RED: NodeAPI): void => {
   function SmsgwCall(this: Node, def: CallDef): void {
     RED.nodes.createNode(this, def);
+    // Every setting judged by its rule (src/nodes/fields/query.ts); a refused one: the node only says why.
+    if (!deployFields(RED, this, 'smsgw-call', def)) return;
     const config = attachConfig(RED, this, def.gateway);
     // The generic path's libraries (xmlbuilder2 alone: ~120 ms, several times that on a busy machine) load at
     // deploy, not while the first msg waits and every other flow with it.

@@ -18,6 +18,7 @@ import { accountErrorOf, destinationOf } from './config/account';
 import { nameUnnamed } from './config/config';
 import { userDirOf } from './common/user-dir';
 import { sharedKey } from './common/status';
+import { deployFields } from './common/fields';
 
 /** How long a stopping flow waits for the gateway's requests in flight. */
 const CLOSE_WAIT_MS = 5000;
@@ -40,6 +41,9 @@ export default (RED: NodeAPI): void => {
 
   function start(node: ConfigInternals, def: SmsgwConfigDef): void {
     nameUnnamed(RED, node);
+    // Every field judged by its rule (src/nodes/fields/config.ts): a refused one is logged once here, each node
+    // using this configuration shows it and fails every msg with it (the client and flow control are never built).
+    const accepted = deployFields(RED, node, 'smsgw-config', def) !== undefined;
     node.service = def.service === 'legacy' ? 'legacy' : 'gateway';
     node.accountError = accountErrorOf(def, node.credentials as SmsgwCredentials | undefined);
     node.destination = destinationOf(def);
@@ -66,7 +70,7 @@ export default (RED: NodeAPI): void => {
     };
     // Flow control, reference, durable outbox and the auth state shown on every node (docs/reliability.md).
     // "Coordinate instances through Redis" (docs/scaling.md): nothing of it exists when it is off.
-    const coordination = startCoordination(node, def);
+    const coordination = accepted ? startCoordination(node, def) : undefined;
     node.coordination = coordination;
     node.reliability = new ReliabilityHost(
       RED,

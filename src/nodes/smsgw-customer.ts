@@ -10,16 +10,10 @@ import { queryPayload, queryStatus } from './common/present';
 export default (RED: NodeAPI): void => {
   function SmsgwCustomer(this: Node, def: MultiOpDef): void {
     RED.nodes.createNode(this, def);
-    setupMultiOperation(
-      RED,
-      this,
-      'smsgw-customer',
-      { ...def, operation: def.operation || 'GetCustomerList' },
-      (op, value) => {
-        const payload = queryPayload(value);
-        return { payload, status: queryStatus(op.name, payload) };
-      },
-    );
+    setupMultiOperation(RED, this, 'smsgw-customer', def, (op, value) => {
+      const payload = queryPayload(value);
+      return { payload, status: queryStatus(op.name, payload) };
+    });
   }
 
   RED.nodes.registerType('smsgw-customer', SmsgwCustomer);

@@ -13,6 +13,7 @@ import { unusable, type Unusable } from './polling/odd-records';
 import { ReportStatuses, statusOf, type StatusKind } from './polling/report-status';
 import type { SMSReport } from '../client/types.generated';
 import { safeText } from '../text/untrusted';
+import { deployFields } from './common/fields';
 
 interface DlrDef extends NodeDef, PollDef {
   gateway: string;
@@ -33,19 +34,21 @@ const reportMsg = (r: SMSReport, statusKind?: StatusKind): NodeMessage =>
 export default (RED: NodeAPI): void => {
   function SmsgwDlr(this: Node, def: DlrDef): void {
     RED.nodes.createNode(this, def);
-    start(this, def);
+    // Every setting judged by its rule (src/nodes/fields/triggers.ts); a refused one: the node only says why.
+    const values = deployFields(RED, this, 'smsgw-dlr', def);
+    if (values) start(this, { ...def, interval: values.interval as number }, values);
   }
 
-  function start(node: Node, def: DlrDef): void {
+  function start(node: Node, def: DlrDef, values: Record<string, unknown>): void {
     const config = attachConfig(RED, node, def.gateway);
-    const statuses = ReportStatuses.from(def.finalStates, def.pendingStates);
+    const statuses = ReportStatuses.from(values.finalStates, values.pendingStates);
     const warnedStatuses = new Set<string>();
     const warnUnknown = (status: string): void => {
       if (warnedStatuses.has(status)) return;
       warnedStatuses.add(status);
       node.warn(RED._('smsgw-dlr.errors.unknownStatus', { status: safeText(status) }));
     };
-    const lookbackMs = Math.max(0, Number(def.lookback ?? 60) || 0) * 60_000;
+    const lookbackMs = (values.lookback as number) * 60_000;
     const warnedInstants = new Set<number>();
 
     setupPolling<DlrState>(
@@ -70,8 +73,8 @@ export default (RED: NodeAPI): void => {
           onPage: (fresh) => {
             for (const r of fresh) {
               const statusKind = statuses.kindOf(r.Status);
-              if (def.finalOnly && statusKind === 'pending') continue;
-              if (def.finalOnly && statusKind === 'unknown') warnUnknown(statusOf(r.Status));
+              if (values.finalOnly && statusKind === 'pending') continue;
+              if (values.finalOnly && statusKind === 'unknown') warnUnknown(statusOf(r.Status));
               messages.push(reportMsg(r, statusKind));
             }
           },

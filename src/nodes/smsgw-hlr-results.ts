@@ -8,7 +8,7 @@ import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import type { dbHLRJob } from '../client/types.generated';
 import { attachConfig } from './config/config';
 import type { PollDef } from './polling/poll-node';
-import { toInt } from './common/props';
+import { deployFields } from './common/fields';
 import { listenTo } from './polling/listen';
 import { unusable } from './polling/odd-records';
 import { HLR_RESULTS } from './polling/queue-kinds';
@@ -22,12 +22,13 @@ interface HlrResultsDef extends NodeDef, PollDef {
 export default (RED: NodeAPI): void => {
   function SmsgwHlrResults(this: Node, def: HlrResultsDef): void {
     RED.nodes.createNode(this, def);
-    start(this, def);
+    // Every setting judged by its rule (src/nodes/fields/triggers.ts); a refused one: the node only says why.
+    const values = deployFields(RED, this, 'smsgw-hlr-results', def);
+    if (values) start(this, { ...def, interval: values.interval as number }, values.limit as number);
   }
 
-  function start(node: Node, def: HlrResultsDef): void {
+  function start(node: Node, def: HlrResultsDef, limit: number): void {
     const config = attachConfig(RED, node, def.gateway);
-    const limit = toInt(def.limit, 'limit') ?? 0;
 
     // A listener of the config node's one reader of new HLR results: every HLR results trigger gets every result.
     listenTo<dbHLRJob>(RED, node, def, config, HLR_RESULTS, {

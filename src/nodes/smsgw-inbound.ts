@@ -13,6 +13,7 @@ import type { PollDef } from './polling/poll-node';
 import { inboundKey, type InboundRecord } from './polling/inbound-queue';
 import { listenTo } from './polling/listen';
 import { INBOUND } from './polling/queue-kinds';
+import { deployFields } from './common/fields';
 
 interface InboundDef extends NodeDef, PollDef {
   gateway: string;
@@ -54,7 +55,9 @@ export function reportDropping(def: InboundDef): { drop: boolean; carriedOver: b
 export default (RED: NodeAPI): void => {
   function SmsgwInbound(this: Node, def: InboundDef): void {
     RED.nodes.createNode(this, def);
-    start(this, def);
+    // Every setting judged by its rule (src/nodes/fields/triggers.ts); a refused one: the node only says why.
+    const values = deployFields(RED, this, 'smsgw-inbound', def);
+    if (values) start(this, { ...def, interval: values.interval as number });
   }
 
   function start(node: Node, def: InboundDef): void {

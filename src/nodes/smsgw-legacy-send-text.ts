@@ -13,19 +13,13 @@ import { jobStatus } from './common/status';
 export default (RED: NodeAPI): void => {
   function SmsgwLegacySendText(this: Node, def: MultiOpDef): void {
     RED.nodes.createNode(this, def);
-    setupMultiOperation(
-      RED,
-      this,
-      'smsgw-legacy-send-text',
-      { ...def, operation: def.operation || 'SendText' },
-      (op, value) => {
-        const outcome = sendOutcome(value);
-        return {
-          payload: { operation: op.name, ...outcome },
-          status: jobStatus(RED, outcome.JobId, outcome.queued),
-        };
-      },
-    );
+    setupMultiOperation(RED, this, 'smsgw-legacy-send-text', def, (op, value) => {
+      const outcome = sendOutcome(value);
+      return {
+        payload: { operation: op.name, ...outcome },
+        status: jobStatus(RED, outcome.JobId, outcome.queued),
+      };
+    });
   }
 
   RED.nodes.registerType('smsgw-legacy-send-text', SmsgwLegacySendText);

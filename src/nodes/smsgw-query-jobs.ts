@@ -12,16 +12,10 @@ import { queryPayload, queryStatus } from './common/present';
 export default (RED: NodeAPI): void => {
   function SmsgwQueryJobs(this: Node, def: MultiOpDef): void {
     RED.nodes.createNode(this, def);
-    setupMultiOperation(
-      RED,
-      this,
-      'smsgw-query-jobs',
-      { ...def, operation: def.operation || 'QueryJobs' },
-      (op, value) => {
-        const payload = queryPayload(value);
-        return { payload, status: queryStatus(op.name, payload) };
-      },
-    );
+    setupMultiOperation(RED, this, 'smsgw-query-jobs', def, (op, value) => {
+      const payload = queryPayload(value);
+      return { payload, status: queryStatus(op.name, payload) };
+    });
   }
 
   RED.nodes.registerType('smsgw-query-jobs', SmsgwQueryJobs);

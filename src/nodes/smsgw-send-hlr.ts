@@ -16,6 +16,7 @@ import { sendOutcome } from './send/results';
 import { emitRestored } from './send/restored';
 import { sendMessage, sentFields } from './send/send-path';
 import { jobStatus, ok, sharedKey } from './common/status';
+import { deployFields } from './common/fields';
 
 interface SendHlrDef extends NodeDef {
   gateway: string;
@@ -44,13 +45,16 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 export default (RED: NodeAPI): void => {
   function SmsgwSendHlr(this: Node, def: SendHlrDef): void {
     RED.nodes.createNode(this, def);
-    start(this, def);
+    // Every setting judged by its rule (src/nodes/fields/send.ts); a refused one: the node only says why.
+    const values = deployFields(RED, this, 'smsgw-send-hlr', def);
+    if (values) start(this, def, values);
   }
 
-  function start(node: Node, def: SendHlrDef): void {
+  function start(node: Node, def: SendHlrDef, values: Record<string, unknown>): void {
     const config = attachConfig(RED, node, def.gateway);
     const d = def as Record<string, unknown>;
-    const waitS = Math.max(0.1, Number(def.waitTimeout) || 60);
+    // Above 0 and within a timer's reach, as msg.waitTimeout (their rule).
+    const waitS = values.waitTimeout as number;
     const pollMs = Math.max(
       100,
       Number((RED.settings as unknown as Record<string, unknown>).smsgwSendHlrPollInterval) || 2000,
@@ -62,9 +66,8 @@ export default (RED: NodeAPI): void => {
 
     onInput(RED, node, output, async (msg, signal, ctx) => {
       const cfg = requireConfig(config);
-      const wait = o.msg(msg, 'wait') ?? Boolean(def.wait);
-      // At least 0.1 s, as the dialog's value (a msg's value is checked: a number above 0).
-      const waitMs = Math.max(0.1, o.msg(msg, 'waitTimeout') ?? waitS) * 1000;
+      const wait = o.msg(msg, 'wait') ?? (values.wait as boolean);
+      const waitMs = (o.msg(msg, 'waitTimeout') ?? waitS) * 1000;
       const recipients = await o.field(msg, 'recipient');
       if (recipients.length === 0)
         throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendHLR' });

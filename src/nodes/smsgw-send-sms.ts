@@ -23,6 +23,7 @@ import { messageText, sendMessage, sentFields } from './send/send-path';
 import { jobStatus } from './common/status';
 import { emitRestored } from './send/restored';
 import { setupTracking, trackingOf } from './send/tracking';
+import { deployFields } from './common/fields';
 
 interface SendSmsDef extends NodeDef {
   gateway: string;
@@ -35,10 +36,12 @@ interface SendSmsDef extends NodeDef {
 export default (RED: NodeAPI): void => {
   function SmsgwSendSms(this: Node, def: SendSmsDef): void {
     RED.nodes.createNode(this, def);
-    start(this, def);
+    // Every setting judged by its rule (src/nodes/fields/send.ts); a refused one: the node only says why.
+    const values = deployFields(RED, this, 'smsgw-send-sms', def);
+    if (values) start(this, def, values);
   }
 
-  function start(node: Node, def: SendSmsDef): void {
+  function start(node: Node, def: SendSmsDef, values: Record<string, unknown>): void {
     const config = attachConfig(RED, node, def.gateway);
     const d = def as Record<string, unknown>;
     const output = nodeOutput(RED, def);
@@ -49,7 +52,7 @@ export default (RED: NodeAPI): void => {
     const input = onInput(RED, node, output, async (msg, signal, ctx) => {
       const cfg = requireConfig(config);
       const op =
-        o.msg(msg, 'operation') ?? selectOperation('smsgw-send-sms', def.operation || 'SendSMS', undefined);
+        o.msg(msg, 'operation') ?? selectOperation('smsgw-send-sms', values.operation as string, undefined);
       // Tracking asked for by the msg is refused here, before anything is sent, when the node cannot give it.
       const trackMs = trackingOf(tracking, o.msg(msg, 'track'), o.msg(msg, 'trackTimeout'));
       // The value itself for most field types (a promise only for context stores and JSONata).
@@ -104,7 +107,14 @@ export default (RED: NodeAPI): void => {
         status: jobStatus(RED, outcome.JobId, outcome.queued),
       };
     });
-    const tracking = setupTracking(RED, node, config, def, output, input);
+    const tracking = setupTracking(
+      RED,
+      node,
+      config,
+      { id: def.id, track: values.track as boolean, trackTimeout: values.trackTimeout as number | undefined },
+      output,
+      input,
+    );
   }
 
   RED.nodes.registerType('smsgw-send-sms', SmsgwSendSms);

@@ -19,6 +19,8 @@ import { sendOutcome } from './send/results';
 import { emitRestored } from './send/restored';
 import { sendMessage, sentFields } from './send/send-path';
 import { ok, sharedKey, warn } from './common/status';
+import { deployFields } from './common/fields';
+import { udhEncoding } from './fields/rule';
 
 interface SendUdhDef extends NodeDef {
   gateway: string;
@@ -28,9 +30,6 @@ interface SendUdhDef extends NodeDef {
   dataFormat?: 'auto' | 'hex' | 'base64';
   [field: string]: unknown;
 }
-
-const HEX = /^(?:[0-9a-fA-F]{2})+$/;
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** The bytes of the UDH message from a Buffer, byte array, hex or base64 text. */
 export function udhBytes(value: unknown, format: 'auto' | 'hex' | 'base64' = 'auto'): Buffer {
@@ -45,24 +44,26 @@ export function udhBytes(value: unknown, format: 'auto' | 'hex' | 'base64' = 'au
   if (isBytes(value)) return bytesOf(value);
   if (Array.isArray(value)) return Buffer.from(value as number[]);
   const text = (toText(value) ?? '').replace(/\s+/g, '');
-  const hexOk = HEX.test(text);
-  if (format === 'hex' || (format === 'auto' && hexOk)) {
-    if (!hexOk) throw new GatewayError('VALIDATION', 'the data is not hex', { operation: 'SendUDH' });
-    return Buffer.from(text, 'hex');
-  }
-  if (text.length % 4 !== 0 || !BASE64.test(text)) {
-    throw new GatewayError('VALIDATION', 'the data is neither hex nor base64', { operation: 'SendUDH' });
-  }
-  return Buffer.from(text, 'base64');
+  // The rule the dialog and the deploy check judge a fixed text by (src/nodes/fields/rule.ts).
+  const encoding = udhEncoding(text, format);
+  if (encoding === undefined)
+    throw new GatewayError(
+      'VALIDATION',
+      format === 'hex' ? 'the data is not hex' : 'the data is neither hex nor base64',
+      { operation: 'SendUDH' },
+    );
+  return Buffer.from(text, encoding);
 }
 
 export default (RED: NodeAPI): void => {
   function SmsgwSendUdh(this: Node, def: SendUdhDef): void {
     RED.nodes.createNode(this, def);
-    start(this, def);
+    // Every setting judged by its rule (src/nodes/fields/send.ts); a refused one: the node only says why.
+    const values = deployFields(RED, this, 'smsgw-send-udh', def);
+    if (values) start(this, def, values);
   }
 
-  function start(node: Node, def: SendUdhDef): void {
+  function start(node: Node, def: SendUdhDef, values: Record<string, unknown>): void {
     const config = attachConfig(RED, node, def.gateway);
     const d = def as Record<string, unknown>;
     const output = nodeOutput(RED, def);
@@ -74,7 +75,7 @@ export default (RED: NodeAPI): void => {
       const recipients = await o.field(msg, 'recipient');
       if (recipients.length === 0)
         throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendUDH' });
-      const format = o.msg(msg, 'dataFormat') ?? def.dataFormat ?? 'auto';
+      const format = o.msg(msg, 'dataFormat') ?? (values.dataFormat as 'auto' | 'hex' | 'base64');
       const bytes = udhBytes(await fieldOf(RED, node, d, msg, 'data'), format);
       if (bytes.length === 0) throw new GatewayError('VALIDATION', 'no data', { operation: 'SendUDH' });
       const params = {

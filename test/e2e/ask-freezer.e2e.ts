@@ -101,7 +101,7 @@ function exampleFlow(waitS: number): FlowNode[] {
   return [
     ...nodes.map((n) => {
       if (n.type === 'tab') return { ...n, env: setting(n, 'WAIT_MIN', String(waitS / 60)) };
-      if (n.type === 'smsgw-ask') return { ...n, interval: 0.3 };
+      if (n.type === 'smsgw-ask') return { ...n, interval: 1 };
       if (n.type === 'mqtt in') return { ...n, topic: 'home/+/temperature' };
       return n;
     }),

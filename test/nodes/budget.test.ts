@@ -345,7 +345,7 @@ describe('nodes: spending guard (Budget tab, smsgw-budget node)', function () {
     assert.equal((caught.messages[0]!.error as Rec).code, 'CONFIG');
     assert.match(
       String((caught.messages[0]!.error as Rec).message),
-      /"Per day" must be a number from 0 \(Budget tab\)/,
+      /Per day: a whole number from 0 \(segments x recipients\), or blank \(no limit\)$/,
     );
     assert.equal(jobs('bad-setting'), 0);
   });

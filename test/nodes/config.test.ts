@@ -163,7 +163,10 @@ describe('nodes: smsgw-config and the admin endpoints', () => {
     send('n1', { payload: 'x' });
     const error = (await caught).error as { code: string; message: string };
     assert.equal(error.code, 'CONFIG');
-    assert.match(error.message, /"Proxy URL" must not hold a password: put it in "Proxy password"/);
+    assert.match(
+      error.message,
+      /Proxy URL: a URL starting with http:\/\/ or https:\/\/, without a password \(that goes into Proxy password\)/,
+    );
     assert.doesNotMatch(error.message, /s3cret/);
     await helper.unload();
 

@@ -12,6 +12,7 @@ export interface DefaultSpec {
   /** A config node type: the field holds that config node's id. */
   type?: string;
   required?: boolean;
+  validate?: (this: unknown, v: unknown, opt?: unknown) => unknown;
 }
 
 export interface EditorDefinition {
@@ -42,7 +43,10 @@ export function editorDefinition(type: string): EditorDefinition {
     },
     validators: { number: validator, regex: validator, typedInput: validator },
   };
-  runInNewContext(script[1]!, { RED, window: {}, $: () => undefined });
+  // The HTML loads resources/fields.js first: its defaults come from the field tables.
+  const context = { RED, window: {} as Record<string, unknown>, $: () => undefined };
+  runInNewContext(readFileSync(path.join(root, 'resources', 'fields.js'), 'utf8'), context);
+  runInNewContext(script[1]!, context);
   const def = found[type];
   if (!def) throw new Error(`${type}.html does not register ${type}`);
   return def;

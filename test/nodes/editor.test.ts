@@ -106,20 +106,25 @@ describe('nodes: editor HTML (as the scorecard parses it)', () => {
     assert.deepEqual(bare, []);
   });
 
-  it('every node HTML first loads resources/editor.js, which is packed, ES2018 and defines what the dialogs call', () => {
+  it('every node HTML first loads resources/fields.js and resources/editor.js, which is packed, ES2018 and defines what the dialogs call', () => {
     const files = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { files: string[] })
       .files;
     assert.ok(files.includes('resources'), 'resources/ is not in package.json files');
     const shared = readFileSync(path.join(root, 'resources', 'editor.js'), 'utf8');
     acorn.parse(shared, { ecmaVersion: 2018 });
+    // The field rules as the editor runs them (npm run generate writes them from src/nodes/fields).
+    acorn.parse(readFileSync(path.join(root, 'resources', 'fields.js'), 'utf8'), { ecmaVersion: 2018 });
     const returned = /return \{([^}]*)\};\s*\}\)\(\);\s*$/.exec(shared);
     assert.ok(returned, 'editor.js does not end by returning its helpers');
     const exported = new Set([...returned[1]!.matchAll(/(\w+):/g)].map((m) => m[1]));
     for (const type of Object.keys(pkg['node-red'].nodes)) {
       const html = readFileSync(path.join(root, 'nodes', `${type}.html`), 'utf8');
       assert.ok(
-        html.startsWith('<script src="resources/@smsgw/node-red-sms-gateway/editor.js"></script>\n'),
-        `${type} does not load the shared editor script first`,
+        html.startsWith(
+          '<script src="resources/@smsgw/node-red-sms-gateway/fields.js"></script>\n' +
+            '<script src="resources/@smsgw/node-red-sms-gateway/editor.js"></script>\n',
+        ),
+        `${type} does not load the field rules and the shared editor script first`,
       );
       const called = [...html.matchAll(/(?:window\.smsgwEditor|\bed)\.(\w+)/g)].map((m) => m[1]!);
       for (const name of called)

@@ -27,7 +27,7 @@ import {
 import { sendSmsNode, sendUdhNode } from './send-sms-node';
 import { startEmulator } from '../../src/emulator';
 import { OVERRIDES, overridesOf } from '../../src/nodes/common/override-table';
-import { flag, isRecord, oneOf, positive, readOverride } from '../../src/nodes/common/overrides';
+import { isRecord, readOverride } from '../../src/nodes/common/overrides';
 import { isGatewayError } from '../../src/errors';
 
 // The function node of the Node-RED this package is tested with (its code runs in a vm context of its own).
@@ -123,7 +123,7 @@ describe('nodes: msg overrides a flow expects', () => {
         send('n1', { recipient: '+4917022200004', ...extra });
         const error = errorOf(await caught);
         assert.equal(error.code, 'VALIDATION');
-        assert.match(error.message, new RegExp(`msg\\.${Object.keys(extra)[0]!} must be`));
+        assert.match(error.message, new RegExp(`^msg\\.${Object.keys(extra)[0]!}: `));
         assert.equal(requests('SendHLR'), 0);
       });
     }
@@ -187,8 +187,8 @@ describe('nodes: msg overrides a flow expects', () => {
       await loadFlow(flow(tracked()));
       env.emu.requests.clear();
       for (const [extra, text] of [
-        [{ track: 'sometimes' }, 'msg.track must be true or false, got "sometimes"'],
-        [{ trackTimeout: -1 }, 'msg.trackTimeout must be a number of minutes above 0, got -1'],
+        [{ track: 'sometimes' }, 'msg.track: true or false'],
+        [{ trackTimeout: -1 }, 'msg.trackTimeout: a number above 0, at most 35791 (minutes)'],
       ] as const) {
         const caught = nextMessage('caught');
         send('n1', { payload: 'x', ...extra });
@@ -219,10 +219,7 @@ describe('nodes: msg overrides a flow expects', () => {
       env.emu.requests.clear();
       for (const [extra, text] of [
         [{ payload: 'AQIDBA==', dataFormat: 'hex' }, 'SendUDH: the data is not hex'],
-        [
-          { payload: '0605', dataFormat: 'binary' },
-          'msg.dataFormat must be one of auto, hex, base64, got "binary"',
-        ],
+        [{ payload: '0605', dataFormat: 'binary' }, 'msg.dataFormat: one of auto, hex, base64'],
       ] as const) {
         const caught = nextMessage('caught');
         send('n1', extra);
@@ -350,19 +347,25 @@ describe('msg overrides: the checks and the reader', () => {
     assert.throws(f, (e: unknown) => isGatewayError(e) && e.code === 'VALIDATION' && text.test(e.message));
   };
 
-  it('flag, positive and oneOf take what a flow sends and refuse the rest, naming the property', () => {
-    const track = flag('track');
+  it("the checks of msg.track, msg.waitTimeout and msg.dataFormat are their fields' rules, naming the property", () => {
+    const check = (type: keyof typeof OVERRIDES, prop: string) => (v: unknown) =>
+      readOverride(
+        { [prop]: v } as NodeMessage,
+        (OVERRIDES[type] as Record<string, Parameters<typeof readOverride>[1]>)[prop]!,
+      );
+    const track = check('smsgw-send-sms', 'track');
     assert.deepEqual([true, false, 'true', ' FALSE '].map(track), [true, false, true, false]);
-    for (const bad of ['yes', 1, 0, null, {}]) refused(() => track(bad), /^msg\.track must be true or false/);
-    refused(() => track('x'.repeat(1_000_000)), /^msg\.track must be true or false, got "x{40}…"$/);
-    const wait = positive('waitTimeout', 'seconds');
-    assert.deepEqual([0.5, '2', ' 90 '].map(wait), [0.5, 2, 90]);
-    for (const bad of [0, -1, '', 'soon', Infinity, NaN, true, []])
-      refused(() => wait(bad), /^msg\.waitTimeout must be a number of seconds above 0/);
-    const format = oneOf('dataFormat', ['auto', 'hex', 'base64'] as const);
+    for (const bad of ['yes', 1, 0, {}]) refused(() => track(bad), /^msg\.track: true or false$/);
+    // The value is not repeated: a msg may carry a long text where a word belongs.
+    refused(() => track('x'.repeat(1_000_000)), /^msg\.track: true or false$/);
+    const wait = check('smsgw-send-hlr', 'waitTimeout');
+    assert.deepEqual([0.5, '2', ' 90 ', 2_147_483].map(wait), [0.5, 2, 90, 2_147_483]);
+    for (const bad of [0, -1, '', 'soon', Infinity, NaN, true, [], 2_147_484, 1e12])
+      refused(() => wait(bad), /^msg\.waitTimeout: a number above 0, at most 2147483 \(seconds\)$/);
+    const format = check('smsgw-send-udh', 'dataFormat');
     assert.equal(format(' hex '), 'hex');
     for (const bad of ['HEX', 'binary', 1])
-      refused(() => format(bad), /^msg\.dataFormat must be one of auto, hex, base64/);
+      refused(() => format(bad), /^msg\.dataFormat: one of auto, hex, base64$/);
   });
 
   it('isRecord: a plain object of any realm, not an array, a Buffer, a Date or a typed array', () => {

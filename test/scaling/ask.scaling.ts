@@ -51,7 +51,7 @@ function flows(emulatorUrl: string, redisUrl: string): unknown[] {
       ack: '1',
       pass: '2',
       tell: 'none',
-      interval: 0.3,
+      interval: 1,
       wires: [['count-answered'], ['count-unanswered']],
     },
     { id: 'kept', z: 'tab', type: 'complete', scope: ['ask'], uncaught: false, x: 0, y: 0, wires: [['ok']] },

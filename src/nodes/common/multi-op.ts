@@ -11,6 +11,7 @@ import { resolveParams } from './params';
 import { overridesOf } from './override-table';
 import type { TypedValue } from '../config/types';
 import type { OperationDef } from '../../catalogue';
+import { deployFields } from './fields';
 
 export interface MultiOpDef extends NodeDef {
   gateway: string;
@@ -31,6 +32,10 @@ export function setupMultiOperation(
   def: MultiOpDef,
   present: (op: OperationDef, value: unknown) => InputResult,
 ): void {
+  // Every setting judged by its rule (src/nodes/fields); a refused one: the node only says why.
+  const values = deployFields(RED, node, nodeType, def);
+  if (!values) return;
+  const operation = values.operation as string;
   const config = attachConfig(RED, node, def.gateway);
   const output = nodeOutput(RED, def);
   // Legacy sends go through the outbox: their outcomes after a restart come back here.
@@ -41,7 +46,7 @@ export function setupMultiOperation(
   const o = overridesOf(RED, node, nodeType, def as unknown as Record<string, unknown>);
   onInput(RED, node, output, async (msg, signal, ctx) => {
     const cfg = requireConfig(config);
-    const op = o.msg(msg, 'operation') ?? selectOperation(nodeType, def.operation, undefined);
+    const op = o.msg(msg, 'operation') ?? selectOperation(nodeType, operation, undefined);
     const params = await resolveParams(RED, node, nodeType, msg, op, def.params, o.msg(msg, 'params') ?? {});
     if (op.costs !== true)
       return present(op, await callOperation(cfg.getClient(), op, params, signal, onWarning));

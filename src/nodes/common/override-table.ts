@@ -8,36 +8,48 @@
  */
 import { GatewayError } from '../../errors';
 import { priorityOf } from '../send/send-path';
+import { msgValue, type ValueSource } from './fields';
 import { selectOperation } from './operations';
-import {
-  MsgOverrides,
-  flag,
-  isRecord,
-  oneOf,
-  override,
-  positive,
-  type Override,
-  type OverrideTable,
-} from './overrides';
+import { MsgOverrides, isRecord, override, type Override, type OverrideTable } from './overrides';
 import { toDate, toRecipients, toText } from './props';
 import type { Node, NodeAPI } from 'node-red';
 
 const typed = (name: string) => ({ name, kind: 'typed' }) as const;
 const plain = (name: string) => ({ name, kind: 'plain' }) as const;
 
-const text = (prop: string): Override<string | undefined> =>
-  override({ prop, field: typed(prop), type: 'string', check: toText });
+/**
+ * An override judged by the declared rule of the field it replaces (src/nodes/fields; refused in its words,
+ * naming msg.<prop>), then converted to what the node works with.
+ */
+function ruled<T>(
+  nodeType: string,
+  o: Omit<Override<T>, 'check' | 'rule'>,
+  convert: (v: unknown) => T = (v) => v as T,
+): Override<T> {
+  const rule = o.field?.name ?? o.prop;
+  return override({
+    ...o,
+    rule,
+    check: (v: unknown, source?: ValueSource): T => convert(msgValue(nodeType, rule, v, source)),
+  });
+}
+
+const text = (nodeType: string, prop: string): Override<string | undefined> =>
+  ruled(nodeType, { prop, field: typed(prop), type: 'string' }, toText);
 
 /** Recipients: one number, a comma/semicolon/newline separated list, or an array; msg.recipients works too. */
-const RECIPIENT = override({
-  prop: 'recipient',
-  alias: 'recipients',
-  field: typed('recipient'),
-  type: 'string | array',
-  check: toRecipients,
-});
+const recipient = (nodeType: string): Override<string[]> =>
+  ruled(
+    nodeType,
+    { prop: 'recipient', alias: 'recipients', field: typed('recipient'), type: 'string | array' },
+    toRecipients,
+  );
 
-/** `"critical"`: the message may use the spending guard's reserve (send/send-path.ts). Every sending node. */
+/** A checkbox or number of the dialog, replaced for one msg. */
+const setting = <T>(nodeType: string, prop: string, type: string): Override<T> =>
+  ruled<T>(nodeType, { prop, field: plain(prop), type });
+
+/** "critical": the message may use the spending guard's reserve (send/send-path.ts). Every sending node. */
 const PRIORITY = override({ prop: 'priority', type: 'string', check: priorityOf });
 
 /** The operation among those the node's menu offers (its name or "service/Name"). */
@@ -57,71 +69,55 @@ const PARAMS = override({
   check: (v): Readonly<Record<string, unknown>> => (isRecord(v) ? v : {}),
 });
 
-/** Text that is not blank, trimmed (the any-operation node's names); blank or not text: not set. */
-const name = (v: unknown): string | undefined =>
-  typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+/** The any-operation node's msg.service: a service (its Service field's rule) or a path (its Path field's rule). */
+const callTarget = (v: unknown, source?: ValueSource): string =>
+  msgValue(
+    'smsgw-call',
+    typeof v === 'string' && v.trim().startsWith('/') ? 'path' : 'service',
+    v,
+    source,
+  ) as string;
 
 export const OVERRIDES = {
   'smsgw-send-sms': {
-    recipient: RECIPIENT,
-    sender: text('sender'),
-    caption: text('caption'),
-    smsType: text('smsType'),
-    sendDate: override({
+    recipient: recipient('smsgw-send-sms'),
+    sender: text('smsgw-send-sms', 'sender'),
+    caption: text('smsgw-send-sms', 'caption'),
+    smsType: text('smsgw-send-sms', 'smsType'),
+    // Checked here for every operation; passed on as given (SendSimpleSMS takes the date as text).
+    sendDate: ruled('smsgw-send-sms', {
       prop: 'sendDate',
       field: typed('sendDate'),
       type: 'Date | string | number',
-      // Checked here for every operation; passed on as given (SendSimpleSMS takes the date as text).
-      check: (v): unknown => {
-        if (v !== undefined && v !== null && v !== '') toDate(v, 'sendDate');
-        return v;
-      },
     }),
     // Converted with the operation's other parameters (the catalogue says it is an int).
-    jobPriority: override({
+    jobPriority: ruled('smsgw-send-sms', {
       prop: 'jobPriority',
       field: typed('jobPriority'),
       type: 'number',
-      check: (v) => v,
     }),
     operation: operation('smsgw-send-sms'),
-    track: override({ prop: 'track', field: plain('track'), type: 'boolean', check: flag('track') }),
-    trackTimeout: override({
-      prop: 'trackTimeout',
-      field: plain('trackTimeout'),
-      type: 'number',
-      check: positive('trackTimeout', 'minutes'),
-    }),
+    track: setting<boolean>('smsgw-send-sms', 'track', 'boolean'),
+    trackTimeout: setting<number>('smsgw-send-sms', 'trackTimeout', 'number'),
     priority: PRIORITY,
   },
   'smsgw-send-hlr': {
-    recipient: RECIPIENT,
-    caption: text('caption'),
-    wait: override({ prop: 'wait', field: plain('wait'), type: 'boolean', check: flag('wait') }),
-    waitTimeout: override({
-      prop: 'waitTimeout',
-      field: plain('waitTimeout'),
-      type: 'number',
-      check: positive('waitTimeout', 'seconds'),
-    }),
+    recipient: recipient('smsgw-send-hlr'),
+    caption: text('smsgw-send-hlr', 'caption'),
+    wait: setting<boolean>('smsgw-send-hlr', 'wait', 'boolean'),
+    waitTimeout: setting<number>('smsgw-send-hlr', 'waitTimeout', 'number'),
     priority: PRIORITY,
   },
   'smsgw-send-udh': {
-    recipient: RECIPIENT,
-    sender: text('sender'),
-    caption: text('caption'),
-    sendDate: override({
-      prop: 'sendDate',
-      field: typed('sendDate'),
-      type: 'Date | string | number',
-      check: (v) => toDate(v, 'sendDate'),
-    }),
-    dataFormat: override({
-      prop: 'dataFormat',
-      field: plain('dataFormat'),
-      type: 'string',
-      check: oneOf('dataFormat', ['auto', 'hex', 'base64'] as const),
-    }),
+    recipient: recipient('smsgw-send-udh'),
+    sender: text('smsgw-send-udh', 'sender'),
+    caption: text('smsgw-send-udh', 'caption'),
+    sendDate: ruled(
+      'smsgw-send-udh',
+      { prop: 'sendDate', field: typed('sendDate'), type: 'Date | string | number' },
+      (v) => toDate(v, 'sendDate'),
+    ),
+    dataFormat: setting<'auto' | 'hex' | 'base64'>('smsgw-send-udh', 'dataFormat', 'string'),
     priority: PRIORITY,
   },
   'smsgw-legacy-send-text': {
@@ -130,11 +126,10 @@ export const OVERRIDES = {
     priority: PRIORITY,
   },
   'smsgw-balance': {
-    threshold: override({
+    threshold: ruled<number | undefined>('smsgw-balance', {
       prop: 'threshold',
       field: typed('threshold'),
       type: 'number',
-      check: (v): number | undefined => (v === undefined || v === '' ? undefined : Number(v)),
     }),
     operation: override({
       prop: 'operation',
@@ -155,8 +150,8 @@ export const OVERRIDES = {
     operation: operation('smsgw-customer'),
   },
   'smsgw-call': {
-    service: override({ prop: 'service', field: plain('service'), type: 'string', check: name }),
-    operation: override({ prop: 'operation', field: plain('operation'), type: 'string', check: name }),
+    service: override({ prop: 'service', field: plain('service'), type: 'string', check: callTarget }),
+    operation: ruled<string>('smsgw-call', { prop: 'operation', field: plain('operation'), type: 'string' }),
     soapHeaders: override({
       prop: 'soapHeaders',
       type: 'object',

@@ -1,14 +1,15 @@
 /**
  * Per-message overrides: a msg property that replaces one of the node's settings for that message. Each node type
  * declares its overrides once, in common/override-table.ts (msg property, the field it overrides, its type as the
- * help shows it, and the check its value must pass); the nodes read them through that table with the reader below,
+ * help shows it, and the check its value must pass: the overridden field's rule, src/nodes/fields, where it has
+ * one); the nodes read them through that table with the reader below,
  * and `npm run generate` writes the override lists of the node help (en-US, de) and docs/nodes.md from it
  * (scripts/gen-overrides.ts). A value may come from a function node (another JavaScript realm): checks judge it
  * by its shape, never by `instanceof`.
  */
 import type { Node, NodeAPI, NodeMessage } from 'node-red';
-import { GatewayError } from '../../errors';
 import { isBytes, isDate } from '../../shape';
+import type { ValueSource } from './fields';
 import { fieldNow, msgOverride } from './props';
 
 /** How the node's own setting is read when the msg has no value. */
@@ -28,10 +29,15 @@ export interface Override<T = unknown> {
   /** The value's type as the help shows it, e.g. `string | array`. */
   readonly type: string;
   /**
-   * What the node uses of a value (converted); throws a VALIDATION GatewayError naming the property for a value it
-   * cannot use. A typed field's value passes the same check.
+   * The field whose declared rule (src/nodes/fields) judges the value, in that rule's words; absent: the check is
+   * the override's own (the operation, the priority, the parameters object, the SOAP headers).
    */
-  readonly check: (value: unknown) => T;
+  readonly rule?: string;
+  /**
+   * What the node uses of a value (converted); throws a VALIDATION GatewayError for a value it cannot use, naming
+   * `source.subject` (msg.<prop>) or, for a typed field's value evaluated for the msg, the field's label.
+   */
+  readonly check: (value: unknown, source?: ValueSource) => T;
 }
 
 /** One node type's overrides, keyed by the msg property. */
@@ -45,13 +51,21 @@ export const override = <T>(o: Override<T>): Override<T> => o;
 
 /** The msg's own value of an override: its alias first, then its property; undefined and null count as absent. */
 export function rawOverride(msg: NodeMessage, o: Override): unknown {
-  return (o.alias === undefined ? undefined : msgOverride(msg, o.alias)) ?? msgOverride(msg, o.prop);
+  return namedOverride(msg, o)?.value;
+}
+
+/** The msg's own value of an override and the name it was found under. */
+function namedOverride(msg: NodeMessage, o: Override): { value: unknown; prop: string } | undefined {
+  const aliased = o.alias === undefined ? undefined : msgOverride(msg, o.alias);
+  if (aliased !== undefined) return { value: aliased, prop: o.alias! };
+  const value = msgOverride(msg, o.prop);
+  return value === undefined ? undefined : { value, prop: o.prop };
 }
 
 /** The msg's value of an override, checked; undefined when the msg does not set it. */
 export function readOverride<T>(msg: NodeMessage, o: Override<T>): T | undefined {
-  const raw = rawOverride(msg, o);
-  return raw === undefined ? undefined : o.check(raw);
+  const found = namedOverride(msg, o);
+  return found === undefined ? undefined : o.check(found.value, { subject: `msg.${found.prop}` });
 }
 
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>
@@ -81,11 +95,12 @@ export class MsgOverrides<T extends OverrideTable> {
   ): OverrideValue<T[K]> | Promise<OverrideValue<T[K]>> {
     const o = this.entry(key);
     if (o.field?.kind !== 'typed') throw new Error(`msg.${key} does not override a typed field`);
-    const raw = rawOverride(msg, o);
-    const check = o.check as (v: unknown) => OverrideValue<T[K]>;
-    if (raw !== undefined) return check(raw);
+    const check = o.check as (v: unknown, source?: ValueSource) => OverrideValue<T[K]>;
+    const found = namedOverride(msg, o);
+    if (found !== undefined) return check(found.value, { subject: `msg.${found.prop}` });
+    // The field's own value, judged by the same rule in the field's words.
     const value = fieldNow(this.RED, this.node, this.def, msg, o.field.name);
-    return isThenable(value) ? Promise.resolve(value).then(check) : check(value);
+    return isThenable(value) ? Promise.resolve(value).then((v) => check(v)) : check(value);
   }
 
   private entry(key: string): Override {
@@ -96,45 +111,6 @@ export class MsgOverrides<T extends OverrideTable> {
 }
 
 // ---- checks shared by the tables (by shape: a value may come from another realm) ----
-
-/** A refused value as an error shows it: short (a msg may carry a long text where a word belongs). */
-const shown = (v: unknown): string => {
-  if (typeof v === 'string') return `"${v.length > 40 ? `${v.slice(0, 40)}…` : v}"`;
-  if (typeof v === 'object' && v !== null) return Array.isArray(v) ? 'an array' : 'an object';
-  return String(v);
-};
-
-const invalid = (text: string): GatewayError => new GatewayError('VALIDATION', text, { ambiguous: false });
-
-/** true / false, also as the text a change node or a query string gives ("true", "false"). */
-export const flag =
-  (prop: string) =>
-  (v: unknown): boolean => {
-    if (typeof v === 'boolean') return v;
-    const t = typeof v === 'string' ? v.trim().toLowerCase() : undefined;
-    if (t === 'true') return true;
-    if (t === 'false') return false;
-    throw invalid(`msg.${prop} must be true or false, got ${shown(v)}`);
-  };
-
-/** A number above 0 (also as text), in the unit the help names. */
-export const positive =
-  (prop: string, unit: string) =>
-  (v: unknown): number => {
-    const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-    if (!Number.isFinite(n) || n <= 0)
-      throw invalid(`msg.${prop} must be a number of ${unit} above 0, got ${shown(v)}`);
-    return n;
-  };
-
-/** One of a few words, exactly as the dialog's list saves them. */
-export const oneOf =
-  <W extends string>(prop: string, words: readonly W[]) =>
-  (v: unknown): W => {
-    const t = typeof v === 'string' ? v.trim() : undefined;
-    if (t !== undefined && (words as readonly string[]).includes(t)) return t as W;
-    throw invalid(`msg.${prop} must be one of ${words.join(', ')}, got ${shown(v)}`);
-  };
 
 /**
  * An object of named values (msg.params, msg.soapHeaders) from any realm (a function node's `{}` has that realm's

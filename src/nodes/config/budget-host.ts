@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { unlink } from 'node:fs/promises';
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import { GatewayError } from '../../errors';
+import { settingsOf } from '../common/fields';
 import { Budget, type BudgetEvent, type BudgetSettings, type WindowState } from '../../reliability/budget';
 import { budgetSender } from '../../reliability/budget-sender';
 import { FileLedger } from '../../reliability/budget-file';
@@ -20,45 +21,30 @@ import type { CoordinationHost } from './coordination-host';
 import type { SmsgwConfigDef } from './types';
 import { userDirOf } from '../common/user-dir';
 
-/** The Budget tab's labels (nodes/locales/en-US/smsgw-config.json), so an error names the field a user sees. */
-export const BUDGET_LABELS = {
-  budgetHour: 'Per hour',
-  budgetDay: 'Per day',
-  budgetMonth: 'Per month',
-  budgetWarn: 'Warn at',
-  budgetReserve: 'Reserve',
-} as const;
-
 const STATE_DIR = 'smsgw-state';
 
-function count(v: unknown, label: string, max?: number): number | undefined {
-  if (v === undefined || v === null || String(v).trim() === '') return undefined;
-  const n = Number(String(v).trim());
-  if (!Number.isFinite(n) || n < 0 || (max !== undefined && n > max))
-    throw new GatewayError(
-      'CONFIG',
-      `"${label}" must be a number from 0${max === undefined ? '' : ` to ${max}`} (Budget tab)`,
-    );
-  return n;
-}
-
-/** The Budget tab's settings; undefined when no limit is set (the guard is off). */
+/**
+ * The Budget tab's settings, each judged by its rule (src/nodes/fields/config.ts: whole numbers from 0, blank =
+ * no limit; a refused one throws the CONFIG error naming every refused field); undefined when no limit is set
+ * (the guard is off).
+ */
 export function budgetOf(def: SmsgwConfigDef): BudgetSettings | undefined {
+  const v = settingsOf('smsgw-config', def);
   const limits: Partial<Record<BudgetWindow, number>> = {};
-  const hour = count(def.budgetHour, BUDGET_LABELS.budgetHour);
-  const day = count(def.budgetDay, BUDGET_LABELS.budgetDay);
-  const month = count(def.budgetMonth, BUDGET_LABELS.budgetMonth);
-  if (hour !== undefined) limits.hour = Math.floor(hour);
-  if (day !== undefined) limits.day = Math.floor(day);
-  if (month !== undefined) limits.month = Math.floor(month);
-  const warnPercent = count(def.budgetWarn, BUDGET_LABELS.budgetWarn, 100);
-  const reserve = count(def.budgetReserve, BUDGET_LABELS.budgetReserve);
+  for (const [w, field] of [
+    ['hour', 'budgetHour'],
+    ['day', 'budgetDay'],
+    ['month', 'budgetMonth'],
+  ] as const) {
+    const limit = v[field] as number | undefined;
+    if (limit !== undefined) limits[w] = limit;
+  }
   if (Object.keys(limits).length === 0) return undefined;
   return {
     limits,
-    warnPercent: warnPercent ?? 80,
-    reserve: Math.floor(reserve ?? 0),
-    hold: def.budgetOver === 'hold',
+    warnPercent: v.budgetWarn as number,
+    reserve: v.budgetReserve as number,
+    hold: v.budgetOver === 'hold',
   };
 }
 

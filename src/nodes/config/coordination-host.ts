@@ -15,6 +15,7 @@ import type { OutboxStore } from '../../reliability/outbox-store';
 import { FallbackOutboxStore } from '../../coordination/outbox-fallback';
 import { SharedOutboxStore } from '../../coordination/shared-outbox';
 import { randomBytes } from 'node:crypto';
+import { settingsOf } from '../common/fields';
 import { sharedKey } from '../common/status';
 import type { SmsgwConfigDef, SmsgwCredentials } from './types';
 
@@ -33,16 +34,15 @@ export function coordinationOf(
   def: SmsgwConfigDef,
   creds: SmsgwCredentials,
 ): CoordinationSettings | undefined {
-  if (def.coordinate !== true) return undefined;
-  const url = String(def.redisUrl ?? '').trim();
-  if (!url) throw new GatewayError('CONFIG', 'coordination is on but the Redis URL is empty');
-  const raw = def.redisLease;
-  const leaseS = raw === undefined || String(raw).trim() === '' ? DEFAULT_LEASE_S : Number(raw);
-  if (!Number.isFinite(leaseS) || leaseS < 1)
-    throw new GatewayError('CONFIG', 'the lease time must be at least 1 second');
-  const prefix =
-    typeof def.redisPrefix === 'string' && def.redisPrefix !== '' ? def.redisPrefix : DEFAULT_PREFIX;
-  return { url, password: creds.redisPassword || undefined, prefix, leaseMs: Math.round(leaseS * 1000) };
+  // Judged by their rules (src/nodes/fields/config.ts), the Redis fields only while coordinating.
+  const v = settingsOf('smsgw-config', def);
+  if (v.coordinate !== true) return undefined;
+  return {
+    url: v.redisUrl as string,
+    password: creds.redisPassword || undefined,
+    prefix: v.redisPrefix as string,
+    leaseMs: Math.round((v.redisLease as number) * 1000),
+  };
 }
 
 interface LeaseUse {

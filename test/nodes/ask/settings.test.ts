@@ -6,9 +6,15 @@ import assert from 'node:assert/strict';
 import { nodeSettings } from '../../../src/nodes/smsgw-ask';
 
 const def = (fields: Record<string, unknown> = {}) =>
-  ({ id: 'ask', type: 'smsgw-ask', z: 'tab', name: '', gateway: 'cfg', ...fields }) as Parameters<
-    typeof nodeSettings
-  >[0];
+  ({
+    id: 'ask',
+    type: 'smsgw-ask',
+    z: 'tab',
+    name: '',
+    gateway: 'cfg',
+    numbers: '+4917012345678',
+    ...fields,
+  }) as Parameters<typeof nodeSettings>[0];
 
 describe('smsgw-ask settings (issue 20 §2)', () => {
   it('a node without its fields: 5 minutes per step, one round, any reply acknowledges, nobody told', () => {
@@ -33,11 +39,40 @@ describe('smsgw-ask settings (issue 20 §2)', () => {
     assert.deepEqual([s.ack, s.pass, s.tell, s.rounds], [['1', 'ok', 'yes'], ['2', 'next'], 'asked', 2]);
   });
 
-  it('refuses at deploy: an answer both acknowledging and passing on, pass-on answers alone, a bad wait or rounds', () => {
-    assert.throws(() => nodeSettings(def({ ack: '1, 2', pass: '2' })), /"2" is both/);
-    assert.throws(() => nodeSettings(def({ pass: '2' })), /pass-on answers need acknowledging answers/);
-    assert.throws(() => nodeSettings(def({ wait: 'soon' })), /the wait per step must be a positive number/);
-    assert.throws(() => nodeSettings(def({ rounds: 1.5 })), /rounds must be a positive whole number/);
-    assert.throws(() => nodeSettings(def({ rounds: 0 })), /rounds must be a positive whole number/);
+  it('refuses at deploy, every refused field in one error: overlapping or lone pass-on answers, a bad wait or rounds', () => {
+    const pass =
+      'Pass on: words other than those of Acknowledge, which must not be blank then, or blank (none)';
+    assert.throws(
+      () => nodeSettings(def({ ack: '1, 2', pass: '2' })),
+      (e: Error) => e.message.includes(pass),
+    );
+    assert.throws(
+      () => nodeSettings(def({ pass: '2' })),
+      (e: Error) => e.message.includes(pass),
+    );
+    assert.throws(
+      () => nodeSettings(def({ wait: 'soon' })),
+      (e: Error) =>
+        e.message.includes('Wait per step: a number above 0, at most 35791 (minutes), or blank (default 5)'),
+    );
+    assert.throws(
+      () => nodeSettings(def({ rounds: 1.5, interval: 0, numbers: '' })),
+      (e: Error) =>
+        e.message ===
+        'Settings refused, the node does nothing until they are fixed: ' +
+          'On-call list: required (one or more phone numbers); ' +
+          'Rounds: a whole number from 1 to 100, or blank (default 1); ' +
+          'Check replies every: a number from 1 to 2147483 (seconds), or blank (default 30)',
+    );
+  });
+
+  it('no wait reaches a timer beyond what it holds: the largest wait depends on its unit', () => {
+    assert.equal(nodeSettings(def({ wait: 596, waitUnit: 'h' })).waitMs, 596 * 3_600_000);
+    assert.throws(() => nodeSettings(def({ wait: 597, waitUnit: 'h' })), /at most 596 \(hours\), or blank/);
+    assert.equal(nodeSettings(def({ wait: 2_147_483, waitUnit: 's' })).waitMs, 2_147_483_000);
+    assert.throws(
+      () => nodeSettings(def({ wait: 1e12, waitUnit: 's' })),
+      /at most 2147483 \(seconds\), or blank/,
+    );
   });
 });

@@ -1,0 +1,89 @@
+/** The ask node's fields. */
+import type { FieldTable } from './rule';
+import { CAPTION, COMMON_TYPES, GATEWAY, NAME, SENDER } from './shared';
+
+const L = 'smsgw-ask.label';
+
+export const ASK_FIELDS: FieldTable = {
+  name: NAME,
+  gateway: GATEWAY,
+  question: {
+    kind: 'typed',
+    label: `${L}.question`,
+    value: 'payload',
+    types: ['msg', 'str', ...COMMON_TYPES.slice(1)],
+    of: 'text',
+    blank: 'required',
+  },
+  numbers: {
+    kind: 'typed',
+    label: `${L}.numbers`,
+    value: '',
+    types: ['str', 'json', ...COMMON_TYPES],
+    of: 'text',
+    format: 'recipients',
+    blank: 'required',
+  },
+  // Each step is a timer; below 1 second a step waits 1 second (the triggers poll at most once a second).
+  wait: {
+    kind: 'number',
+    label: `${L}.wait`,
+    value: 5,
+    min: 0,
+    above: true,
+    timer: {
+      field: 'waitUnit',
+      ms: { min: 60_000, s: 1000, h: 3_600_000 },
+      units: { min: 'minutes', s: 'seconds', h: 'hours' },
+    },
+    blank: 'default',
+  },
+  waitUnit: {
+    kind: 'choice',
+    label: `${L}.wait`,
+    value: 'min',
+    options: ['s', 'min', 'h'],
+    blank: 'default',
+  },
+  rounds: { kind: 'number', label: `${L}.rounds`, value: 1, whole: true, min: 1, max: 100, blank: 'default' },
+  ack: { kind: 'text', label: `${L}.ack`, value: '', blank: 'anyReply' },
+  pass: { kind: 'text', label: `${L}.pass`, value: '', format: 'passAnswers', blank: 'none' },
+  tell: {
+    kind: 'choice',
+    label: `${L}.tell`,
+    value: 'none',
+    options: ['none', 'asked', 'all'],
+    blank: 'default',
+  },
+  tellCancel: { kind: 'flag', label: `${L}.tellCancel`, value: false, blank: 'default' },
+  critical: { kind: 'flag', label: `${L}.critical`, value: false, blank: 'default' },
+  smsType: {
+    kind: 'choice',
+    label: `${L}.smsType`,
+    value: 'Standard',
+    options: [
+      'Standard',
+      'StandardLong',
+      'StandardDeliveryNotification',
+      'HighQuality',
+      'HighQualityLong',
+      'Flash',
+    ],
+    blank: 'default',
+  },
+  sender: SENDER,
+  caption: CAPTION,
+  hint: { kind: 'text', label: `${L}.hint`, value: '', blank: 'auto' },
+  passedText: { kind: 'text', label: `${L}.passedText`, value: '', blank: 'auto' },
+  tellText: { kind: 'text', label: `${L}.tellText`, value: '', blank: 'auto' },
+  cancelText: { kind: 'text', label: `${L}.cancelText`, value: '', blank: 'auto' },
+  interval: {
+    kind: 'number',
+    label: `${L}.interval`,
+    value: 30,
+    min: 1,
+    unit: 'seconds',
+    timer: 1000,
+    blank: 'default',
+  },
+};
