@@ -56,7 +56,7 @@ const asker = (extra: Record<string, unknown> = {}): FlowNode => ({
   ack: '1',
   pass: '2',
   tell: 'none',
-  interval: 0.2,
+  interval: 1,
   wires: [['out'], ['out2']],
   ...extra,
 });
