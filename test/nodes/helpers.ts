@@ -201,6 +201,8 @@ export interface EmulatedJob {
   recipients: string[];
   typ: string;
   binData: string;
+  /** When the gateway took it (ISO 8601, the emulator's clock: Date.now() unless advanced). */
+  createdAt: string;
 }
 
 /** A job as the emulator stored it (from its snapshot). */

@@ -77,7 +77,9 @@ describe('smsgw-ask node (issue 20 §2)', function () {
   });
 
   it('asks the first number; its reply "1" gives output 1 once with msg.ask, the msg kept, nobody else asked', async () => {
-    await loadFlow(flowWith(env.emu.url, [asker({ wait: 3 })]));
+    // A step of a minute: the reply must answer the first step, however slowly this machine reads it. That the
+    // step's end passes nothing on after an answer, the engine's test shows on its own clock.
+    await loadFlow(flowWith(env.emu.url, [asker({ wait: 60 })]));
     const out = collect('out');
     const out2 = collect('out2');
     send('ask', { payload: 'Freezer too warm: -9 C', topic: 'freezer', reading: -9 });
@@ -97,8 +99,11 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     assert.equal(ask.step, 1);
     assert.equal(ask.jobId, job.id);
     assert.equal(ask.code, 'a');
-    assert.ok(typeof ask.afterMs === 'number' && ask.afterMs > 0 && ask.afterMs < 3000);
-    await sleep(3500);
+    assert.ok(typeof ask.afterMs === 'number' && ask.afterMs > 0 && ask.afterMs < 60_000);
+    // Closed and gone from the state file: nothing is left that a step's end (or a restart) could pass on.
+    await waitFor(() => statuses('ask').at(-1)?.text === 'no open questions');
+    const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
+    await waitFor(() => /"questions":\{\}/.test(readFileSync(file, 'utf8').replace(/\s/g, '')));
     assert.equal(out.messages.length, 1);
     assert.equal(out2.messages.length, 0);
     assert.equal(jobsTo(env, B).length, 0, 'no SMS to the second number');
@@ -292,15 +297,23 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
     await waitFor(() => jobsTo(env, A).length === 1);
     const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
-    const asked = Date.now();
     await waitFor(() => /"state":"sent"/.test(readFileSync(file, 'utf8')));
+    // The first step's end, from when it began as the state file says (when this test saw its SMS is later, by
+    // however long a loaded machine took), and when the gateway got the second step's SMS: no clock of the
+    // test's own, so a busy machine can only make the step seem later, never early.
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+      questions: Record<string, { stepAt: number; settings: { waitMs: number } }>;
+    };
+    const [first] = Object.values(saved.questions);
+    assert.equal(first!.settings.waitMs, 2000);
+    const due = first!.stepAt + first!.settings.waitMs;
     await helper.unload();
     await sleep(500);
     await loadFlow(flow);
     const out2 = collect('out2');
-    await waitFor(() => jobsTo(env, B).length === 1, 5000);
-    const passedAfter = Date.now() - asked;
-    assert.ok(passedAfter >= 1800, `passed on after ${passedAfter} ms, not before its 2 s`);
+    await waitFor(() => jobsTo(env, B).length === 1, 10_000);
+    const passedOn = Date.parse(jobsTo(env, B)[0]!.createdAt);
+    assert.ok(passedOn >= due, `passed on ${due - passedOn} ms before the end of its 2 s`);
     await waitFor(() => out2.messages.length === 1, 5000);
     assert.equal((out2.messages[0]!.ask as Record<string, unknown>).step, 2);
     assert.equal(out2.messages[0]!.payload, 'Freezer too warm', 'the msg kept with the question');
