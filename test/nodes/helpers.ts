@@ -150,7 +150,8 @@ export function warnings(id: string): string[] {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+/** Waits for `check` to hold; the bound ends a hung test (generous: a loaded machine is slow), it measures nothing. */
+export async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > end) throw new Error('condition not met in time');
