@@ -105,7 +105,7 @@ export function loadFlow(flow: FlowNode[], creds: Record<string, unknown> = { cf
 }
 
 /** Resolves with the next msg a helper node receives. */
-export function nextMessage(id: string, timeoutMs = 5000): Promise<NodeMessage & Record<string, unknown>> {
+export function nextMessage(id: string, timeoutMs = 10_000): Promise<NodeMessage & Record<string, unknown>> {
   const node = helper.getNode(id) as Node;
   return new Promise((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`no message at ${id} within ${timeoutMs} ms`)), timeoutMs);
