@@ -8,7 +8,8 @@
  *
  * Each busy process is `node -e` spinning in a loop (and looking every few milliseconds whether the process that
  * started it is still there, so none is left behind when this script is killed with SIGKILL). They are stopped
- * whatever happens: the command ends, fails, cannot be started, or this script gets Ctrl-C, SIGTERM or SIGHUP.
+ * whatever happens: the command ends, fails, cannot be started, or this script gets Ctrl-C, SIGTERM or SIGHUP
+ * (which then go to the command and all it started; what still runs 10 s later is killed).
  * The command's exit code is this script's (128 + the signal number when it ended on a signal). The busy
  * processes' ids are in the command's environment as SMSGW_BUSY_PIDS (comma-separated).
  */
@@ -70,18 +71,35 @@ process.stderr.write(
   `busy: ${pids.length} busy processes on ${availableParallelism()} cores (load average ${load()}): ${command.join(' ')}\n`,
 );
 
+// The command runs in a process group of its own, so that a signal reaches all of it: npm, for one, does not
+// pass SIGINT on to the script it runs.
+const posix = process.platform !== 'win32';
 const run = spawn(command[0]!, command.slice(1), {
   stdio: 'inherit',
   env: { ...process.env, SMSGW_BUSY_PIDS: pids.join(',') },
+  detached: posix,
 });
 
-// Ctrl-C reaches the whole foreground group (the command and the busy processes) from the terminal; a signal
-// sent to this script alone is passed on to the command. Either way the busy processes go now, and this
-// script ends when the command has.
+/** Sends `signal` to the command and everything it started. */
+function signalCommand(signal: NodeJS.Signals): void {
+  if (run.pid === undefined) return;
+  try {
+    if (posix) process.kill(-run.pid, signal);
+    else run.kill(signal);
+  } catch {
+    // already gone
+  }
+}
+
+// Ctrl-C, SIGTERM or SIGHUP: the busy processes go at once, the command gets the signal, and whatever of it still
+// runs 10 s later is killed. This script ends when the command has.
+let interrupted = false;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
+    interrupted = true;
     stopBusy();
-    if (run.exitCode === null && run.signalCode === null) run.kill(signal);
+    signalCommand(signal);
+    setTimeout(() => signalCommand('SIGKILL'), 10_000).unref();
   });
 }
 
@@ -93,6 +111,8 @@ run.on('error', (e) => {
 
 run.on('exit', (code, signal) => {
   stopBusy();
+  // Interrupted: what the command started and left behind goes too.
+  if (interrupted) signalCommand('SIGKILL');
   const seconds = Math.round((Date.now() - started) / 1000);
   const how = signal ? `on ${signal}` : `with ${code}`;
   process.stderr.write(`busy: the command ended ${how} after ${seconds} s (load average ${load()})\n`);
