@@ -74,7 +74,14 @@ process.stderr.write(
 // The command runs in a process group of its own, so that a signal reaches all of it: npm, for one, does not
 // pass SIGINT on to the script it runs.
 const posix = process.platform !== 'win32';
-const run = spawn(command[0]!, command.slice(1), {
+// `npm run busy -- npm test`: the npm that ran this script, not the first on PATH, which in an npm script is
+// node_modules/.bin's (Node-RED's npm 10, whose `pack` runs `prepare` despite --ignore-scripts).
+const npm = process.env.npm_execpath;
+const [file, ...args] =
+  command[0] === 'npm' && npm && /npm-cli\.js$/.test(npm)
+    ? [process.execPath, npm, ...command.slice(1)]
+    : command;
+const run = spawn(file!, args, {
   stdio: 'inherit',
   env: { ...process.env, SMSGW_BUSY_PIDS: pids.join(',') },
   detached: posix,
