@@ -3,7 +3,9 @@
  * 1 GiB heap as in the report) gets the 23 MB answer of tiny elements (issue 19 §3). Before the generic path had
  * its own limits, that answer ran the heap out of memory and blocked an unrelated endpoint for 25 s. Now: the call
  * fails with PARSE naming maxElements, Node-RED stays up, its peak RSS stays under 300 MB above its start, and an
- * http-in endpoint of another flow answers within 1 s throughout. Needs dist/ (npm run build).
+ * http-in endpoint of another flow answers throughout, each time within 1 s of Node-RED's CPU time (its main
+ * thread's, from Linux's /proc: a loaded machine stretches the clock's time, not that). Needs dist/ (npm run
+ * build).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -21,8 +23,15 @@ const NS = 'urn:bounded';
 const ELEMENTS = 2_900_000;
 const MiB = 1024 * 1024;
 
-/** GETs argv[1] every 100 ms and prints each answer time (ms) on a line (after "ready"), until stdin says stop. */
+/**
+ * GETs argv[1] every 100 ms and prints, for each answer, a line "<ms> <cpu ms>" (after "ready"): how long it took,
+ * and how much CPU time the main thread of process argv[2] (Node-RED) used meanwhile, from Linux's count per
+ * thread (/proc/<pid>/task/<pid>/schedstat, up to date at every tick). Until stdin says stop.
+ */
 const PINGER = `
+const { readFileSync } = require('node:fs');
+const pid = process.argv[2];
+const cpuMs = () => Number(readFileSync('/proc/' + pid + '/task/' + pid + '/schedstat', 'latin1').split(' ')[0]) / 1e6;
 let on = true;
 process.stdin.on('data', () => (on = false)).resume();
 (async () => {
@@ -31,9 +40,10 @@ process.stdin.on('data', () => (on = false)).resume();
   process.stdout.write('ready\\n');
   while (on) {
     const t = performance.now();
-    const res = await fetch(process.argv[1], { signal: AbortSignal.timeout(30000) });
+    const c = cpuMs();
+    const res = await fetch(process.argv[1], { signal: AbortSignal.timeout(60000) });
     await res.text();
-    process.stdout.write(Math.round(performance.now() - t) + '\\n');
+    process.stdout.write(Math.round(performance.now() - t) + ' ' + Math.round(cpuMs() - c) + '\\n');
     await new Promise((r) => setTimeout(r, 100));
   }
   process.exit(0);
@@ -159,7 +169,7 @@ describe('generic path in a real Node-RED: the 23 MB answer of tiny elements', f
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('fails with PARSE naming maxElements; Node-RED stays up, under +300 MB, and /ping answers within 1 s', async () => {
+  it('fails with PARSE naming maxElements; Node-RED stays up, under +300 MB, and /ping answers within 1 s of its CPU', async () => {
     const userDir = join(work, 'userdir');
     mkdirSync(join(userDir, 'node_modules', '@smsgw'), { recursive: true });
     symlinkSync(ROOT, join(userDir, 'node_modules', '@smsgw', 'node-red-sms-gateway'), 'dir');
@@ -201,7 +211,7 @@ describe('generic path in a real Node-RED: the 23 MB answer of tiny elements', f
 
     // /ping every 100 ms while the call runs, from a process of its own: the test process (a heap grown by the
     // whole suite, the gateway streaming in it) would add its own pauses to what it measures.
-    const pinger = spawn(process.execPath, ['-e', PINGER, `${url}/ping`], {
+    const pinger = spawn(process.execPath, ['-e', PINGER, `${url}/ping`, String(pid)], {
       stdio: ['pipe', 'pipe', 'inherit'],
       env: childEnv(),
     });
@@ -229,19 +239,22 @@ describe('generic path in a real Node-RED: the 23 MB answer of tiny elements', f
       pinger.stdin.end('stop\n');
       await pingerExited;
     }
-    const times = pingOutput
+    // Each answer's wait and the CPU time Node-RED's main thread ran meanwhile.
+    const answers = pingOutput
       .trim()
       .split('\n')
-      .map(Number)
-      .filter((n) => Number.isFinite(n));
+      .map((line) => line.split(' ').map(Number))
+      .filter((pair) => pair.length === 2 && pair.every((n) => Number.isFinite(n)));
     assert.ok(!pingOutput.includes('error'), `a ping failed: ${pingOutput}`);
-    const pings = times.length;
-    const longestPing = Math.max(...times);
+    const pings = answers.length;
+    const longestPing = Math.max(...answers.map(([ms]) => ms!));
+    const mostCpu = Math.max(...answers.map(([, cpu]) => cpu!));
     const memory = memoryOf(pid);
     if (process.env.SMSGW_FIGURES) {
       console.log(
         `      RSS ${atStart.toFixed(0)} MB at start, peak ${memory.peak.toFixed(0)} MB; ${pings} pings, longest ` +
-          `${longestPing.toFixed(0)} ms (${times.join(' ')}); the gateway wrote ${(gateway!.written() / MiB).toFixed(1)} MiB`,
+          `${longestPing.toFixed(0)} ms, at most ${mostCpu} ms of Node-RED's CPU (${answers.map((a) => a.join('/')).join(' ')}); ` +
+          `the gateway wrote ${(gateway!.written() / MiB).toFixed(1)} MiB`,
       );
     }
 
@@ -254,7 +267,12 @@ describe('generic path in a real Node-RED: the 23 MB answer of tiny elements', f
       `peak RSS ${memory.peak.toFixed(0)} MB, ${atStart.toFixed(0)} MB at start`,
     );
     assert.ok(pings >= 3, `only ${pings} pings`);
-    assert.ok(longestPing < 1000, `/ping took up to ${longestPing.toFixed(0)} ms: ${times.join(' ')}`);
+    // The wait in Node-RED's CPU time, not the clock's: on a loaded machine Node-RED also waits for a core, which
+    // the clock counts (a block the whole read long, as before the limits, is seconds of CPU).
+    assert.ok(
+      mostCpu < 1000,
+      `/ping waited while Node-RED ran up to ${mostCpu} ms (ms/CPU ms: ${answers.map((a) => a.join('/')).join(' ')})`,
+    );
     // The read stopped early: most of the 23 MB were never sent.
     assert.ok(gateway!.written() < 16 * MiB, `the gateway wrote ${gateway!.written()} bytes`);
   });

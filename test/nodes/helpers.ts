@@ -105,7 +105,7 @@ export function loadFlow(flow: FlowNode[], creds: Record<string, unknown> = { cf
 }
 
 /** Resolves with the next msg a helper node receives. */
-export function nextMessage(id: string, timeoutMs = 5000): Promise<NodeMessage & Record<string, unknown>> {
+export function nextMessage(id: string, timeoutMs = 10_000): Promise<NodeMessage & Record<string, unknown>> {
   const node = helper.getNode(id) as Node;
   return new Promise((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`no message at ${id} within ${timeoutMs} ms`)), timeoutMs);
@@ -150,7 +150,8 @@ export function warnings(id: string): string[] {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+/** Waits for `check` to hold; the bound ends a hung test (generous: a loaded machine is slow), it measures nothing. */
+export async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > end) throw new Error('condition not met in time');
@@ -201,6 +202,8 @@ export interface EmulatedJob {
   recipients: string[];
   typ: string;
   binData: string;
+  /** When the gateway took it (ISO 8601, the emulator's clock: Date.now() unless advanced). */
+  createdAt: string;
 }
 
 /** A job as the emulator stored it (from its snapshot). */

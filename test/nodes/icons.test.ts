@@ -65,7 +65,9 @@ describe('nodes: palette icons (top-level icons/ placed beside the node files by
     }
   });
 
-  it('after the build, nodes/icons/ matches icons/ byte for byte and npm pack ships it', () => {
+  it('after the build, nodes/icons/ matches icons/ byte for byte and npm pack ships it', function () {
+    // npm pack takes ~20 s on a loaded 2-core machine.
+    this.timeout(120_000);
     const built = path.join(root, 'nodes', 'icons');
     assert.deepEqual(svgs(built), svgs(path.join(root, 'icons')), 'run npm run build first');
     for (const icon of svgs(built)) {

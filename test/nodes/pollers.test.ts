@@ -519,10 +519,10 @@ describe('nodes: polling triggers', () => {
           gatewayNamespace: 'https://gateway.smsgw.example/',
         }),
       );
-      await waitFor(() => open.length >= 1, 3000).catch(() => assert.fail('no request reached the server'));
+      await waitFor(() => open.length >= 1, 10_000).catch(() => assert.fail('no request reached the server'));
       const closedBefore = closedSockets;
       await helper.unload();
-      await waitFor(() => closedSockets > closedBefore, 3000);
+      await waitFor(() => closedSockets > closedBefore, 10_000);
     });
   });
 });

@@ -45,7 +45,7 @@ function killAfterAnswer(kind: QueueKind<never> = INBOUND as QueueKind<never>): 
 /** After the restart: a poll that should bring everything, then one more, in which a repeat would show. */
 async function pollAllThenOnceMore(all: () => boolean): Promise<void> {
   send('in', { payload: 'poll' });
-  await waitFor(all, 5000).catch(() => undefined);
+  await waitFor(all, 15_000).catch(() => undefined);
   send('in', { payload: 'poll' });
   await sleep(300);
 }

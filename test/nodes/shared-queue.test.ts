@@ -165,7 +165,7 @@ describe('nodes: one reader per gateway configuration, every trigger a listener 
     const saved = (): { listeners: object; owed: object } =>
       JSON.parse(readFileSync(file, 'utf8')) as { listeners: object; owed: object };
     // Written once more after a took it.
-    await waitFor(() => Object.keys(saved().owed).length === 0, 2000).catch(() => undefined);
+    await waitFor(() => Object.keys(saved().owed).length === 0, 10_000).catch(() => undefined);
     assert.deepEqual(Object.keys(saved().listeners), ['a']);
     assert.deepEqual(saved().owed, {}, 'nothing kept for b');
   });
@@ -209,7 +209,7 @@ describe('nodes: one reader per gateway configuration, every trigger a listener 
     await loadFlow(flow);
     count();
     send('a', { payload: 'poll' });
-    await waitFor(() => ['a', 'b'].every((id) => counts.get(id)!.size === injected.length), 5000).catch(
+    await waitFor(() => ['a', 'b'].every((id) => counts.get(id)!.size === injected.length), 15_000).catch(
       () => undefined,
     );
     await sleep(200);

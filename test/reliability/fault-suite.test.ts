@@ -20,7 +20,7 @@ import { SlowGateway } from './slow-gateway';
 // of five ways. The emulator's own duplicate detection is off: only the client's lookups prevent duplicates.
 
 const N = Number(process.env.SMSGW_FAULT_SENDS ?? (FULL ? 1000 : 300));
-const TIMEOUT_MS = 250;
+const TIMEOUT_MS = 2000;
 const SEED = Number(process.env.SMSGW_FAULT_SEED ?? 7);
 
 describe(`reliability: ${N} sends, 20% of requests faulted (lost 0, duplicates 0)`, function () {

@@ -77,7 +77,9 @@ describe('smsgw-ask node (issue 20 §2)', function () {
   });
 
   it('asks the first number; its reply "1" gives output 1 once with msg.ask, the msg kept, nobody else asked', async () => {
-    await loadFlow(flowWith(env.emu.url, [asker({ wait: 3 })]));
+    // A step of a minute: the reply must answer the first step, however slowly this machine reads it. That the
+    // step's end passes nothing on after an answer, the engine's test shows on its own clock.
+    await loadFlow(flowWith(env.emu.url, [asker({ wait: 60 })]));
     const out = collect('out');
     const out2 = collect('out2');
     send('ask', { payload: 'Freezer too warm: -9 C', topic: 'freezer', reading: -9 });
@@ -97,8 +99,11 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     assert.equal(ask.step, 1);
     assert.equal(ask.jobId, job.id);
     assert.equal(ask.code, 'a');
-    assert.ok(typeof ask.afterMs === 'number' && ask.afterMs > 0 && ask.afterMs < 3000);
-    await sleep(3500);
+    assert.ok(typeof ask.afterMs === 'number' && ask.afterMs > 0 && ask.afterMs < 60_000);
+    // Closed and gone from the state file: nothing is left that a step's end (or a restart) could pass on.
+    await waitFor(() => statuses('ask').at(-1)?.text === 'no open questions');
+    const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
+    await waitFor(() => /"questions":\{\}/.test(readFileSync(file, 'utf8').replace(/\s/g, '')));
     assert.equal(out.messages.length, 1);
     assert.equal(out2.messages.length, 0);
     assert.equal(jobsTo(env, B).length, 0, 'no SMS to the second number');
@@ -107,7 +112,8 @@ describe('smsgw-ask node (issue 20 §2)', function () {
   it('an inbound SMS trigger and an ask on one gateway both get every reply, once (one reader, issue 20 §1)', async () => {
     await loadFlow([
       ...flowWith(env.emu.url, [
-        asker({ wait: 5 }),
+        // A step of a minute: the reply answers the first step however slowly this machine reads it.
+        asker({ wait: 60 }),
         { id: 'in', type: 'smsgw-inbound', gateway: 'cfg', interval: 1, inputs: 0, wires: [['in-out']] },
       ]),
       { id: 'in-out', type: 'helper', z: 'tab' },
@@ -118,7 +124,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     await waitFor(() => jobsTo(env, A).length === 1);
     env.emu.control.injectInbound({ from: STRANGER, text: 'hello' });
     reply(env, A, '1');
-    await waitFor(() => out.messages.length === 1 && inbound.messages.length === 2, 8000).catch(() => {
+    await waitFor(() => out.messages.length === 1 && inbound.messages.length === 2, 15_000).catch(() => {
       throw new Error(
         `the ask got ${out.messages.length} answer(s), the trigger ${inbound.messages.length} message(s): ` +
           JSON.stringify(inbound.messages.map((m) => [m.from, m.payload])),
@@ -145,7 +151,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     send('ask', { payload: 'Pump stopped', topic: 'pump' });
     await waitFor(() => jobsTo(env, A).length === 1);
     env.emu.control.injectInbound({ from: STRANGER, text: '1' });
-    await waitFor(() => out2.messages.length === 1, 8000);
+    await waitFor(() => out2.messages.length === 1, 15_000);
     assert.equal(jobsTo(env, B).length, 1);
     assert.match(jobsTo(env, B)[0]!.text, new RegExp(`^Passed on, no reply from \\${A}: Pump stopped\n`));
     const ask = out2.messages[0]!.ask as Record<string, unknown>;
@@ -175,7 +181,9 @@ describe('smsgw-ask node (issue 20 §2)', function () {
   });
 
   it('msg.ask.cancel with the topic closes it without output; the status says so', async () => {
-    await loadFlow(flowWith(env.emu.url, [asker({ wait: 2, tellCancel: true })]));
+    // A step of a minute: the cancel comes within the first step however slowly this machine sends it. That a
+    // cancelled question's step end passes nothing on, the engine's test shows on its own clock.
+    await loadFlow(flowWith(env.emu.url, [asker({ wait: 60, tellCancel: true })]));
     const out = collect('out');
     const out2 = collect('out2');
     send('ask', { payload: 'Door open', topic: 'door' });
@@ -187,13 +195,17 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     });
     assert.equal(jobsTo(env, A)[1]!.text, 'Cancelled: Door open');
     await waitFor(() => statuses('ask').at(-1)?.text === 'no open questions');
-    await sleep(2500);
+    // Closed and gone from the state file: nothing is left that a step's end (or a restart) could pass on.
+    const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
+    await waitFor(() => /"questions":\{\}/.test(readFileSync(file, 'utf8').replace(/\s/g, '')));
     assert.equal(out.messages.length + out2.messages.length, 0);
     assert.equal(jobsTo(env, B).length, 0);
   });
 
   it('msg.ask.cancel names a question by its ask id (a string, or msg.ask.id); a cancel naming none is refused', async () => {
-    await loadFlow(flowWith(env.emu.url, [asker({ wait: 3 })]));
+    // Steps of a minute: the cancels come within the first step however slowly this machine sends them; the
+    // question left is passed on by its numbers' replies ("2c", then "2"), not by the clock.
+    await loadFlow(flowWith(env.emu.url, [asker({ wait: 60 })]));
     const out = collect('out');
     const out2 = collect('out2');
     const caught = collect('caught');
@@ -226,7 +238,10 @@ describe('smsgw-ask node (issue 20 §2)', function () {
       /msg\.ask\.cancel needs msg\.topic or msg\.ask\.id/,
     );
     await waitFor(() => statuses('ask').at(-1)?.text === `c: step 1/2, ${A}`);
-    await waitFor(() => out2.messages.length === 1, 8000);
+    reply(env, A, '2c');
+    await waitFor(() => jobsTo(env, B).length === 1);
+    reply(env, B, '2');
+    await waitFor(() => out2.messages.length === 1, 15_000);
     assert.equal(out2.messages[0]!.payload, 'Gate open', 'only the question not named went on');
     assert.equal(out.messages.length, 0);
     assert.deepEqual(
@@ -256,7 +271,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     await sleep(1500);
     assert.equal(jobsTo(env, A).length, 1, 'sent once, from the outbox, not again by the step');
     reply(env, A, '1');
-    await waitFor(() => out.messages.length === 1, 5000);
+    await waitFor(() => out.messages.length === 1, 15_000);
     const ask = out.messages[0]!.ask as Record<string, unknown>;
     assert.equal(ask.jobId, jobsTo(env, A)[0]!.id, "the step knows the outbox entry's JobId");
     assert.equal(jobs(env).length, 1);
@@ -281,7 +296,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     await sleep(2000);
     assert.equal(jobsTo(env, A).length, 1, 'found by its reference, not sent again');
     reply(env, A, '1');
-    await waitFor(() => out.messages.length === 1, 5000);
+    await waitFor(() => out.messages.length === 1, 15_000);
     assert.equal((out.messages[0]!.ask as Record<string, unknown>).jobId, jobsTo(env, A)[0]!.id);
     assert.equal(jobs(env).length, 1);
   });
@@ -292,16 +307,24 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
     await waitFor(() => jobsTo(env, A).length === 1);
     const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
-    const asked = Date.now();
     await waitFor(() => /"state":"sent"/.test(readFileSync(file, 'utf8')));
+    // The first step's end, from when it began as the state file says (when this test saw its SMS is later, by
+    // however long a loaded machine took), and when the gateway got the second step's SMS: no clock of the
+    // test's own, so a busy machine can only make the step seem later, never early.
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+      questions: Record<string, { stepAt: number; settings: { waitMs: number } }>;
+    };
+    const [first] = Object.values(saved.questions);
+    assert.equal(first!.settings.waitMs, 2000);
+    const due = first!.stepAt + first!.settings.waitMs;
     await helper.unload();
     await sleep(500);
     await loadFlow(flow);
     const out2 = collect('out2');
-    await waitFor(() => jobsTo(env, B).length === 1, 5000);
-    const passedAfter = Date.now() - asked;
-    assert.ok(passedAfter >= 1800, `passed on after ${passedAfter} ms, not before its 2 s`);
-    await waitFor(() => out2.messages.length === 1, 5000);
+    await waitFor(() => jobsTo(env, B).length === 1, 10_000);
+    const passedOn = Date.parse(jobsTo(env, B)[0]!.createdAt);
+    assert.ok(passedOn >= due, `passed on ${due - passedOn} ms before the end of its 2 s`);
+    await waitFor(() => out2.messages.length === 1, 15_000);
     assert.equal((out2.messages[0]!.ask as Record<string, unknown>).step, 2);
     assert.equal(out2.messages[0]!.payload, 'Freezer too warm', 'the msg kept with the question');
     assert.equal(jobsTo(env, A).length, 1, 'the first step is not sent again');
@@ -321,7 +344,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     writeFileSync(file, JSON.stringify(saved));
     await loadFlow(flow);
     const out2 = collect('out2');
-    await waitFor(() => out2.messages.length === 1, 6000);
+    await waitFor(() => out2.messages.length === 1, 15_000);
     assert.equal(jobsTo(env, B).length, 1, 'the question that could be read went on');
     assert.deepEqual(errors('ask'), [
       `1 open question in ${file} could not be read and is left out (no output, no further step).`,
@@ -340,7 +363,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     await loadFlow(flowWith(env.emu.url, [asker({ critical: true })], budget));
     const out2 = collect('out2');
     send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
-    await waitFor(() => out2.messages.length === 1, 8000);
+    await waitFor(() => out2.messages.length === 1, 15_000);
     assert.equal(jobsTo(env, A).length, 1);
     assert.equal(jobsTo(env, B).length, 1, 'the critical step went out on the reserve');
     await helper.unload();
@@ -352,7 +375,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     const caught = collect('caught');
     const out2b = collect('out2');
     send('ask', { payload: 'Pump stopped', topic: 'pump' });
-    await waitFor(() => out2b.messages.length === 1, 8000);
+    await waitFor(() => out2b.messages.length === 1, 15_000);
     assert.equal(caught.messages.length, 1);
     assert.equal((caught.messages[0]!.error as { code?: string }).code, 'BUDGET');
     assert.equal((caught.messages[0]!.ask as Record<string, unknown>).step, 2);
@@ -370,7 +393,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     const caught3 = collect('caught');
     const out2c = collect('out2');
     send('ask', { payload: 'Boiler off', topic: 'boiler', priority: 'critical' });
-    await waitFor(() => out2c.messages.length === 1, 8000);
+    await waitFor(() => out2c.messages.length === 1, 15_000);
     assert.equal(caught3.messages.length, 0);
     assert.equal(
       jobsTo(env, B).filter((j) => j.text.includes('Boiler off')).length,
@@ -396,7 +419,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     await helper.unload();
     await loadFlow(flow);
     const out2 = collect('out2');
-    await waitFor(() => out2.messages.length === 2, 8000);
+    await waitFor(() => out2.messages.length === 2, 15_000);
     const byTopic = new Map(out2.messages.map((m) => [m.topic, m]));
     const big = byTopic.get('freezer')!;
     assert.equal(big.payload, 'Freezer too warm');
