@@ -19,6 +19,7 @@ import { NodeGatewayError, statusTextOf, toGatewayError } from './common/errors'
 import { overridesOf } from './common/override-table';
 import { fieldOf, toRecipients, toText } from './common/props';
 import { failed, idle, sharedKey, warn } from './common/status';
+import { storeStatus } from './common/state';
 import { attachConfig, requireConfig } from './config/config';
 import { decodePending, encodePending } from './polling/pending';
 import { messageText } from './send/send-path';
@@ -203,6 +204,9 @@ export default (RED: NodeAPI): void => {
     };
     const statusOf = (): NodeStatus => {
       if (settingsError) return failed(statusTextOf(settingsError));
+      // The questions cannot be saved: nothing is sent or output until they can.
+      const store = hub!.saveProblem;
+      if (store) return storeStatus(RED, store);
       const problem = hub!.problem();
       if (problem) return failed(RED._(sharedKey('status.redisDown'), { message: problem.split('\n')[0]! }));
       if (hub!.coordinated && !hub!.holding) return idle(RED._('smsgw-ask.status.standby'));
@@ -257,7 +261,7 @@ export default (RED: NodeAPI): void => {
         node.error(new NodeGatewayError(toGatewayError(err)), msg);
       },
       changed: status,
-      error: (text) => node.error(text),
+      node,
     });
     status();
 

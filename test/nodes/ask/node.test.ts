@@ -4,6 +4,7 @@
  * newest message to that number), steps of a second.
  */
 import assert from 'node:assert/strict';
+import { readStateFile } from '../../store/read';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -205,7 +206,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     // The ask ids, as the state file keeps them (a flow has them from a Catch node's msg.ask.id, say).
     const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
     const idOf = (text: string): string => {
-      const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+      const saved = readStateFile(file) as {
         questions: Record<string, { id: string; question: string }>;
       };
       return Object.values(saved.questions).find((q) => q.question === text)!.id;
@@ -316,7 +317,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
     await waitFor(() => /"state":"sent"/.test(readFileSync(file, 'utf8')));
     await helper.unload();
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as { questions: Record<string, unknown> };
+    const saved = readStateFile(file) as { questions: Record<string, unknown> };
     saved.questions.broken = { id: 'broken', node: 'ask', numbers: 'not a list' };
     writeFileSync(file, JSON.stringify(saved));
     await loadFlow(flow);
