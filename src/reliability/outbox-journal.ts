@@ -26,7 +26,7 @@
 import { dirname } from 'node:path';
 import { counted } from '../count';
 import { GatewayError } from '../errors';
-import { Manifest, isSealed, openLine, sealLine, type StateDamage } from '../store';
+import { Manifest, damageText, isSealed, openLine, sealLine, type StateDamage } from '../store';
 import * as sfs from '../store/fs';
 import { copyAside, readIfExists, removeFile, removeStaleTemps, writeFileAtomic } from '../store/durable';
 import { readEntry, type OutboxEntry, type OutboxStore, type OutboxStoreStats } from './outbox-store';
@@ -187,7 +187,8 @@ export class JournalStore implements OutboxStore {
         lost: [
           `${counted(read.damaged, 'record')} of the outbox (an accepted message among them is not sent)`,
         ],
-      };
+      }; // Also for the library's users (Outbox.warnings); the nodes tell it with node.error instead.
+      this.warnings.push(damageText(this.damage));
     }
     for (const e of read.entries) this.held.set(e.id, e);
   }

@@ -187,7 +187,11 @@ export class AskEngine {
    */
   take(replies: readonly Reply[]): Promise<void> {
     const store = this.deps.store;
-    if (store.problem) return Promise.reject(new StoreWriteError(store.problem));
+    if (store.problem) {
+      // Each offer tries the disk again (the store retries on its own too, ever less often).
+      void store.retryNow?.();
+      return Promise.reject(new StoreWriteError(store.problem));
+    }
     const work = this.run(async () => {
       if (!this.holding) throw new NotHolder('this instance does not hold the questions now');
       for (const r of replies) {

@@ -46,6 +46,8 @@ export interface AskStore {
   readonly problem?: StoreProblem | undefined;
   /** Tells `listener` when saving starts failing and when it works again. */
   watch?(listener: (problem: StoreProblem | undefined) => void): () => void;
+  /** Tries a failing write again now. */
+  retryNow?(): Promise<void>;
   /** One last write of what is unsaved; no more retries. */
   close?(): Promise<void>;
 }

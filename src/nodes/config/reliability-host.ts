@@ -14,7 +14,7 @@ import { keepByDefault, Outbox, type OutboxEntry, type OutboxSender } from '../.
 import { isBudgetHold } from '../../reliability/budget';
 import { BudgetHost, budgetOf } from './budget-host';
 import { JournalStore } from '../../reliability/outbox-journal';
-import { exists, moveFile, privateDir } from '../../store';
+import { damageText, exists, moveFile, privateDir } from '../../store';
 import { reportDamage } from '../common/state';
 import { resolveReferenceOptions, type ResolvedReferenceOptions } from '../../reliability/reference';
 import { flowOptions, referenceOf } from './client-options';
@@ -405,8 +405,9 @@ export class ReliabilityHost {
         unavailable: (why, cause) => outboxRefusal(why, dir, isGatewayError(cause) ? cause.ambiguous : true),
       });
       // A journal damaged or missing: one error naming it, what was kept and lost (its warnings follow).
+      const told = journal.damage ? damageText(journal.damage) : undefined;
       if (journal.damage) reportDamage(this.RED, this.node, journal.damage);
-      for (const w of box.warnings) this.node.warn(w);
+      for (const w of box.warnings) if (w !== told) this.node.warn(w);
       // A write that fails later (disk full, the directory removed or replaced): every node says so until one
       // succeeds again; each send tries the store again meanwhile.
       box.on('store', (why) => this.outboxState(why));
