@@ -81,8 +81,11 @@ export class KeySpace extends EventEmitter<KeySpaceEvents> {
     private readonly link: RedisLink,
     /** `<prefix><config id>` */
     readonly base: string,
-    /** Where this instance remembers the epoch across restarts (a state file); memory only without it. */
-    private readonly local?: ValueStore<{ epoch?: string }>,
+    /**
+     * Where this instance remembers the epoch across restarts (a state file); memory only without it. It names the
+     * key space too: another prefix (set on purpose) is another key space, not a loss.
+     */
+    private readonly local?: ValueStore<{ base?: string; epoch?: string }>,
   ) {
     super();
     this.epochKey = `${base}:epoch`;
@@ -90,7 +93,7 @@ export class KeySpace extends EventEmitter<KeySpaceEvents> {
     this.confirmedKey = `${base}:confirmed`;
     this.loaded = (local?.open() ?? Promise.resolve(undefined)).then(
       (v) => {
-        if (typeof v?.epoch === 'string') this.epoch = v.epoch;
+        if (typeof v?.epoch === 'string' && v.base === base) this.epoch = v.epoch;
       },
       () => undefined,
     );
@@ -110,7 +113,7 @@ export class KeySpace extends EventEmitter<KeySpaceEvents> {
   adopt(epoch: string): void {
     if (epoch === '' || epoch === this.epoch) return;
     this.epoch = epoch;
-    void this.local?.save({ epoch }).catch(() => undefined);
+    void this.local?.save({ base: this.base, epoch }).catch(() => undefined);
   }
 
   /**

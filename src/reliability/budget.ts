@@ -204,7 +204,9 @@ export class Budget extends EventEmitter<BudgetEvents> {
    */
   async reserve(key: string, cost: number, options: ReserveOptions = {}): Promise<ReserveAnswer> {
     this.check(cost, options);
-    const known = this.ledger.lost;
+    // The file ledger knows at once; the Redis ledger asks its script each time (another instance may have
+    // confirmed the counts meanwhile).
+    const known = this.ledger.remote ? undefined : this.ledger.lost;
     if (known) throw this.lostError(known, cost, options);
     const now = this.clock.now();
     const day = dayOf(now);

@@ -66,7 +66,7 @@ export class CoordinationHost {
   readonly keySpace: KeySpace | undefined;
   private readonly leases = new Map<string, LeaseUse>();
   private keySpaceTimer: NodeJS.Timeout | undefined;
-  private readonly epochFile: StateFile<{ epoch?: string }> | undefined;
+  private readonly epochFile: StateFile<{ base?: string; epoch?: string }> | undefined;
 
   /** `setting` is what coordinationOf() returned, or the error it threw. */
   constructor(
