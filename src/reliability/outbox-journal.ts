@@ -37,6 +37,8 @@ export interface JournalOptions {
   compactAfter?: number;
   /** Node-RED's user directory: its manifest lists the journal once written (a journal gone is told). */
   userDir?: string | undefined;
+  /** Told of a problem met after load() (the journal removed or replaced while open): one log line. */
+  onWarning?: ((text: string) => void) | undefined;
 }
 
 interface Pending {
@@ -76,6 +78,7 @@ export class JournalStore implements OutboxStore {
   readonly stats: OutboxStoreStats = { records: 0, syncs: 0, bytes: 0, compactions: 0 };
   private readonly compactAfter: number;
   private readonly manifest: Manifest | undefined;
+  private readonly onWarning: ((text: string) => void) | undefined;
   /** What the journal says once every queued record is written (copies: the outbox mutates its own). */
   private readonly held = new Map<string, OutboxEntry>();
   private fh: sfs.StoreHandle | undefined;
@@ -100,6 +103,7 @@ export class JournalStore implements OutboxStore {
     this.location = options.file;
     this.compactAfter = Math.max(1, options.compactAfter ?? 1000);
     this.manifest = options.userDir ? Manifest.of(options.userDir) : undefined;
+    this.onWarning = options.onWarning;
   }
 
   async load(): Promise<OutboxEntry[]> {
@@ -164,6 +168,12 @@ export class JournalStore implements OutboxStore {
     this.fh = undefined;
   }
 
+  /** A problem met while running: kept with the others and told at once. */
+  private warn(text: string): void {
+    this.warnings.push(text);
+    this.onWarning?.(text);
+  }
+
   /** Entries held now (for tests and the editor's listing). */
   get size(): number {
     return this.held.size;
@@ -171,7 +181,7 @@ export class JournalStore implements OutboxStore {
 
   private replay(text: string): void {
     const read = readJournal(text);
-    this.warnings.push(...read.warnings);
+    this.warnings.push(...read.warnings.map((w) => `${this.location}: ${w}`));
     if (read.damaged > 0) {
       // A line lost may have been an entry's remove (it was sent) or its update (it may have been sent): every
       // entry kept is looked up by its reference first, so none goes out twice.
@@ -242,7 +252,7 @@ export class JournalStore implements OutboxStore {
             `the outbox journal ${this.location} was replaced by another file, which is not written over (restart the flows to read it)`,
           );
         if (at === 'gone' && !this.broken)
-          this.warnings.push(
+          this.warn(
             `the outbox journal ${this.location} was moved or removed: written again from what it holds`,
           );
         if (
@@ -376,7 +386,7 @@ export function readJournal(text: string): { entries: OutboxEntry[]; damaged: nu
       // After the last newline: a record whose write never completed (its flush had not returned, nothing
       // acknowledged it). A whole record there (a version 1 file has no newline) is read as usual.
       if (i === lines.length - 1)
-        warnings.push('an unfinished last record (a crash while writing) was ignored');
+        warnings.push('an unfinished last record (a crash while writing, or the file cut short) was ignored');
       else damaged++;
       continue;
     }

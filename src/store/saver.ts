@@ -215,7 +215,9 @@ export class Saver {
         message: error instanceof Error ? error.message : String(error),
         since: this.current?.since ?? this.now(),
       };
-      this.settle(covers, new StoreWriteError(this.current, error));
+      // Every attempt waiting is told now, also those asked for while this write ran (their write would meet the
+      // same disk; the retry below writes the latest value for them all).
+      this.settle(Infinity, new StoreWriteError(this.current, error));
       if (first) this.tell(this.current);
       if (!this.closing) {
         const ms = this.delay;

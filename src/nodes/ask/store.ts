@@ -5,7 +5,7 @@
  * or a cancellation (the inbox), which the holder takes from there.
  */
 import type { Hold } from '../../coordination/lease';
-import { StateFile, type StateDamage, type StoreProblem } from '../../store';
+import { StateFile, type RetryTimers, type StateDamage, type StoreProblem } from '../../store';
 import { isQuestion } from './check';
 import { recentlyFreed } from './codes';
 import type { CancelRequest, Question } from './question';
@@ -91,6 +91,8 @@ export interface FileAskStoreOptions {
   onDropped?: (count: number) => void;
   /** It cannot be read or saved (told once), or can again (undefined). */
   onProblem?: (problem: StoreProblem | undefined) => void;
+  /** The file's retry timers (tests drive them by hand). */
+  timers?: RetryTimers;
 }
 
 /**
@@ -118,6 +120,7 @@ export class FileAskStore implements AskStore {
         options.onProblem?.(p);
         for (const l of this.listeners) l(p);
       },
+      ...(options.timers ? { timers: options.timers } : {}),
     });
     this.where = this.file.where;
   }

@@ -386,7 +386,12 @@ export class ReliabilityHost {
       const settings = this.RED.settings as unknown as Record<string, unknown>;
       const retry = Number(settings.smsgwOutboxRetryInterval) || undefined;
       // Coordinating instances share one outbox in Redis (docs/scaling.md), the file taking what Redis cannot.
-      const journal = new JournalStore({ file, userDir: userDirOf(this.RED) });
+      const journal = new JournalStore({
+        file,
+        userDir: userDirOf(this.RED),
+        // Met while running (the journal removed or replaced under it): one line when it happens.
+        onWarning: (text) => this.node.warn(text),
+      });
       this.journal = journal;
       const shared = this.coordination?.sharedOutbox(journal);
       if (shared) {

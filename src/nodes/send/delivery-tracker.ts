@@ -17,7 +17,13 @@
 import type { SMSReport } from '../../client/types.generated';
 import { readNewReports, type ReportCursor } from '../polling/report-cursor';
 import { statusOf, type ReportStatuses } from '../polling/report-status';
-import { StateFile, StoreWriteError, type StateDamage, type StoreProblem } from '../../store';
+import {
+  StateFile,
+  StoreWriteError,
+  type RetryTimers,
+  type StateDamage,
+  type StoreProblem,
+} from '../../store';
 
 /** What the tracker needs of the gateway: QueryReceivedDLR. */
 export type QueryDlr = (start: Date, limit: number, signal: AbortSignal) => Promise<SMSReport[]>;
@@ -44,6 +50,8 @@ export interface DeliveryTrackerOptions {
    * and no outcome is handed on; tracking goes on once it can be saved.
    */
   onStoreProblem?: (problem: StoreProblem | undefined) => void;
+  /** The state file's retry timers (tests drive them by hand). */
+  storeTimers?: RetryTimers;
   /** Reports kept for jobs not tracked yet passed MAX_UNMATCHED: the oldest were dropped (called once). */
   onOverflow?: (kept: number) => void;
   now?: () => number;
@@ -148,6 +156,7 @@ export class DeliveryTracker {
         // Saved again: what waited for it goes on now.
         if (!p) this.soon();
       },
+      ...(opts.storeTimers ? { timers: opts.storeTimers } : {}),
     });
     this.ready = this.store.open().then(
       (loaded) => {
