@@ -53,6 +53,8 @@ export class FileLedger implements BudgetLedger {
     let damage: StateDamage | undefined;
     const store = new StateFile<BudgetBook>(userDir, `budget.${id}`, {
       kind: 'budget',
+      // All or nothing: any damage marks the counts lost, so one line (and one checksum) per member.
+      lineItems: false,
       onDamage: (d) => {
         if (d.file === store.file) damage = d;
         options.onDamage?.(d);

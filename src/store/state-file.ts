@@ -78,6 +78,11 @@ export interface ValueStore<T> {
 
 export interface StoreOptions {
   kind: StoreKind;
+  /**
+   * One line per item of a list or map (default): a damaged line costs one item. False: one line per member, for a
+   * state that is all or nothing anyway (cheaper to write: one checksum per member).
+   */
+  lineItems?: boolean;
   /** Told once when the file cannot be read or written, and once when it can again (undefined). */
   onProblem?(problem: StoreProblem | undefined): void;
   /** The file (or the manifest) was damaged or is missing: copied aside, what was kept and lost. */
@@ -110,6 +115,7 @@ export class StateFile<T> implements ValueStore<T> {
   private readProblem: StoreProblem | undefined;
   private readRetry: (() => void) | undefined;
   private closed = false;
+  private dirReady = false;
   private readonly timers: RetryTimers;
 
   constructor(
@@ -234,9 +240,17 @@ export class StateFile<T> implements ValueStore<T> {
   }
 
   private async write(file: string): Promise<void> {
-    const text = stateText((this.value ?? {}) as object);
-    await privateDir(path.dirname(file));
-    await writeFileAtomic(file, text);
+    const text = stateText((this.value ?? {}) as object, { items: this.options.lineItems !== false });
+    // The directory is made (and narrowed to 0700) before the first write and after a write that failed (it may
+    // have been removed): not twice per save.
+    if (!this.dirReady) await privateDir(path.dirname(file));
+    this.dirReady = true;
+    try {
+      await writeFileAtomic(file, text);
+    } catch (e) {
+      this.dirReady = false;
+      throw e;
+    }
     if (this.manifest && !this.manifest.listed(file))
       await this.manifest.add(file, this.kind).catch(() => undefined);
   }

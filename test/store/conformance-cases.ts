@@ -187,7 +187,8 @@ function logged(kind: StoreKind, name: string): Driver {
 const budget: Driver = {
   kind: 'budget',
   startWaits: true,
-  keepsLines: true,
+  // All or nothing: any damage marks the counts lost (one line per member, budget-file.ts).
+  keepsLines: false,
   lostOnDamage: true,
   file: (w) => path.join(w.dir, 'smsgw-state', 'budget.cfg.json'),
   async start(world) {
