@@ -10,6 +10,7 @@
  * first store that reads it.
  */
 import * as path from 'node:path';
+import { counted } from '../count';
 import type { StateDamage } from './damage';
 import { copyAside, readIfExistsSync, writeFileAtomic } from './durable';
 import type { StoreKind } from './kinds';
@@ -85,7 +86,7 @@ export class Manifest {
           kind: 'damaged',
           aside: copyAside(this.file),
           why: read.damage,
-          kept: [`${Object.keys(entries).length} listed file(s)`],
+          kept: [counted(Object.keys(entries).length, 'listed file')],
           lost: [...read.lost, 'a file listed there and removed since is not noticed'],
         };
     }
