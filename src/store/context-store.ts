@@ -81,6 +81,8 @@ export class ContextValueStore<T> implements ValueStore<T> {
           lost: ['everything'],
         };
         this.options.onDamage?.(damage);
+        // Told once: off the list until it is written again.
+        void this.manifest.remove(this.name).catch(() => undefined);
       }
       return undefined;
     }

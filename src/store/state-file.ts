@@ -217,6 +217,8 @@ export class StateFile<T> implements ValueStore<T> {
           lost: ['everything'],
         };
         this.options.onDamage?.(this.damage);
+        // Told once: off the list until it is written again (a restart before that has nothing new to tell).
+        void manifest.remove(file).catch(() => undefined);
       }
       return undefined;
     }
