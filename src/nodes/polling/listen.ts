@@ -13,7 +13,7 @@ import type { SmsgwConfigNode } from '../config/config-node';
 import { EMIT_BATCH } from './emit';
 import type { Unusable } from './odd-records';
 import { MIN_INTERVAL_S, type PollDef } from './poll-node';
-import { StoreWatch, isStoreError, stateStoreFor, storeStatus } from '../common/state';
+import { StoreWatch, isStoreError, reportStoreProblem, stateStoreFor, storeStatus } from '../common/state';
 import { decodePending, receivedStatus } from './pending';
 import type { QueueKind } from './queue-kinds';
 import type { ListenerHandle, ReaderEvent } from './queue-reader';
@@ -172,7 +172,8 @@ export function listenTo<R>(
         if (onInputMode) node.status(lastOwnStatus);
         return;
       case 'store':
-        // The config's reader cannot save what it read: it reads and hands on nothing until it can (it told it).
+        // The config's reader cannot save what it read: it reads and hands on nothing until it can.
+        if (e.tell) reportStoreProblem(RED, node, e.problem, e.last);
         node.status(e.problem ? storeStatus(RED, e.problem) : (watch.status() ?? lastOwnStatus));
         return;
       case 'warn':

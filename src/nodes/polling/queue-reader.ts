@@ -62,8 +62,11 @@ export type ReaderEvent =
   | { type: 'standby'; problem: string | undefined }
   /** An odd value in what was read (once per operation and field): each listener logs it, as it gets the record. */
   | { type: 'warn'; text: string }
-  /** The reader's state cannot be saved (or can again: undefined): nothing is read or handed on meanwhile. */
-  | { type: 'store'; problem: StoreProblem | undefined }
+  /**
+   * The reader's state cannot be saved (or can again: undefined): nothing is read or handed on meanwhile. `tell`:
+   * this listener logs it (once, an error its Catch node hears; `last` the problem that ended); the others show it.
+   */
+  | { type: 'store'; problem: StoreProblem | undefined; tell?: boolean; last?: StoreProblem | undefined }
   /**
    * A call of any node of the config succeeded after an AUTH failure: a red "auth failed" is stale. The reader polls
    * at once when it polls on an interval (out of its back-off); a listener polling on input shows its last status.
@@ -170,8 +173,11 @@ export class QueueReader<R> {
       onProblem: (problem) => {
         const last = this.storeProblem;
         this.storeProblem = problem;
-        reportStoreProblem(RED, node, problem, last);
-        this.emit({ type: 'store', problem });
+        // Told once, by the first trigger listening (its Catch node hears it), or by the config node without one.
+        const teller = [...this.listeners.values()].find((l) => l.event);
+        if (!teller) reportStoreProblem(RED, node, problem, last);
+        for (const l of this.listeners.values())
+          this.emit({ type: 'store', problem, tell: l === teller, last }, l);
         if (!problem) this.poller.now();
       },
     });
