@@ -395,12 +395,18 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       await page.click(`#node-dialog-${button}`);
       await page.waitForSelector('#node-dialog-ok', { state: 'detached' });
     };
-    const gateway = await openBudget();
-    // The count file damaged while Node-RED runs; a change of the configuration restarts its guard, which reads it.
+    // A change of the configuration restarts its guard, which reads its count file again. The first restart
+    // writes what the running guard had not written yet; then the file is damaged, and the next restart reads it.
+    const redeploy = async (warn: string): Promise<string> => {
+      const gateway = await openBudget();
+      await page.fill('#node-config-input-budgetWarn', warn);
+      await closeBoth('ok');
+      await deploy(page);
+      return gateway;
+    };
+    const gateway = await redeploy('81');
     writeFileSync(join(stack.userDir, 'smsgw-state', `budget.${gateway}.json`), 'not a count file');
-    await page.fill('#node-config-input-budgetWarn', '81');
-    await closeBoth('ok');
-    await deploy(page);
+    await redeploy('82');
     await openBudget();
     await page.waitForSelector('#smsgw-config-budget-confirm', { timeout: 15_000 });
     assert.match(
@@ -410,7 +416,12 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     page.once('dialog', (d) => void d.accept());
     await page.click('#smsgw-config-budget-confirm');
     await page.waitForSelector('#smsgw-config-budget-confirm', { state: 'detached', timeout: 10_000 });
-    assert.match(await page.locator('#smsgw-config-budget-count').innerText(), /day: 0 of 100/);
+    await page.waitForFunction(
+      () => /day: 0 of 100/.test(document.querySelector('#smsgw-config-budget-count')?.textContent ?? ''),
+      undefined,
+      { timeout: 10_000 },
+    );
+    assert.equal(await page.locator('.smsgw-config-budget-lost').count(), 0, 'the lost counts are gone');
     await closeBoth('cancel');
   });
 
