@@ -21,6 +21,6 @@ export const escape = from<typeof import('../src/soap/escape')>('soap/escape');
 export const values = from<typeof import('../src/soap/values')>('soap/values');
 export const emulator = from<typeof import('../src/emulator')>('emulator');
 export const reliability = from<typeof import('../src/reliability')>('reliability');
-export const atomicFile = from<typeof import('../src/reliability/atomic-file')>('reliability/atomic-file');
+export const atomicFile = from<typeof import('../src/store/durable')>('store/durable');
 export const validate = from<typeof import('../src/client/validate')>('client/validate');
 export const text = from<typeof import('../src/text')>('text');

@@ -33,9 +33,7 @@ function instrument(): void {
     '../dist/nodes/polling/report-cursor',
   ) as typeof import('../src/nodes/polling/report-cursor');
   const emit = load('../dist/nodes/polling/emit') as typeof import('../src/nodes/polling/emit');
-  const stateFile = load(
-    '../dist/nodes/polling/state-file',
-  ) as typeof import('../src/nodes/polling/state-file');
+  const stateFile = load('../dist/store/state-file') as typeof import('../src/store/state-file');
   let endAt = 0;
   const create = decode.createResponseDecoder;
   (decode as { createResponseDecoder: typeof create }).createResponseDecoder = (op, opts) => {

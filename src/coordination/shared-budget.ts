@@ -11,17 +11,24 @@
  *   <base>:day:<date>     HASH   count, warned, limited      expires 2 days after the day
  *   <base>:month:<month>  HASH   count, warned, limited      expires 62 days after the month
  *   <base>:pending:<key>  STRING cost|second|date|month      a reservation not settled yet (expires in 40 days)
+ *   <base>:latest         HASH   day, month                   the latest date counted in (expires in 93 days)
  *
- * <base> is `<prefix><config id>:budget`.
+ * <base> is `<prefix><config id>:budget`. Every script first runs the key space's check (key-space.ts): a Redis
+ * that lost its data (the epoch gone or replaced) marks the counts lost, and while they are, no reservation is
+ * made: the guard counts every limit as reached until a person confirms. A clock set back never opens a new
+ * window: the latest day and month counted in stay the current ones.
  */
 import {
   PENDING_KEEP_MS,
   type BudgetLedger,
+  type CountsConfirmed,
+  type CountsLost,
   type ReserveAnswer,
   type ReserveRequest,
   type WindowCounts,
 } from '../reliability/budget-ledger';
 import { HOUR_MS, type BudgetWindow } from '../reliability/budget-windows';
+import { EPOCH_CHECK, KeySpace, newEpoch } from './key-space';
 import { Script, type RedisLink } from './redis-link';
 
 /** Drops the seconds that have left the rolling hour; leaves the hour's total in `total`. KEYS 1-3, `now`, `HOUR`. */
@@ -39,21 +46,40 @@ if total < 0 or redis.call('ZCARD', KEYS[1]) == 0 then total = 0 end
 `;
 
 /**
- * KEYS: hours, hour, state, day, month, pending. ARGV: cost, now, day, month, limit hour/day/month (-1 = none),
- * warn at hour/day/month (-1 = none), day ttl, month ttl, pending ttl, hour (ms).
- * Returns {result (0 refused, 1 reserved, 2 pending), hour, day, month, over, warned, limited, hourFreeAt (-1)};
- * windows as letters h, d, m.
+ * The day and month that count now: the caller's, or a later one counted in before (its clock went back).
+ * KEYS[4] latest, `day`, `month`, `dayPrefix`, `monthPrefix`; leaves `dayKey`, `monthKey`.
+ */
+const LATEST = `
+local lastDay = redis.call('HGET', KEYS[4], 'day')
+local lastMonth = redis.call('HGET', KEYS[4], 'month')
+if lastDay and lastDay > day then day = lastDay end
+if lastMonth and lastMonth > month then month = lastMonth end
+local dayKey = dayPrefix .. day
+local monthKey = monthPrefix .. month
+`;
+
+/**
+ * KEYS: hours, hour, state, latest, pending, epoch, lost, confirmed. ARGV: cost, now, day, month, limit
+ * hour/day/month (-1 = none), warn at hour/day/month (-1 = none), day ttl, month ttl, pending ttl, hour (ms),
+ * day key prefix, month key prefix, known epoch, fresh epoch.
+ * Returns {result (-1 lost, 0 refused, 1 reserved, 2 pending), hour, day, month, over, warned, limited,
+ * hourFreeAt (-1), epoch, lost marker ('')}; windows as letters h, d, m.
  */
 export const RESERVE = new Script(`
 local cost = tonumber(ARGV[1])
 local now = tonumber(ARGV[2])
 local HOUR = tonumber(ARGV[14])
+local day, month, dayPrefix, monthPrefix = ARGV[3], ARGV[4], ARGV[15], ARGV[16]
+local ke, kl, kc, known, fresh = KEYS[6], KEYS[7], KEYS[8], ARGV[17], ARGV[18]
+${EPOCH_CHECK}
 ${EXPIRE_HOUR}
+${LATEST}
 local names = {'h', 'd', 'm'}
 local limits = {tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])}
 local warnAt = {tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])}
 local ttl = {0, tonumber(ARGV[11]), tonumber(ARGV[12])}
-local counts = {total, tonumber(redis.call('HGET', KEYS[4], 'count') or '0'), tonumber(redis.call('HGET', KEYS[5], 'count') or '0')}
+local periodKeys = {'', dayKey, monthKey}
+local counts = {total, tonumber(redis.call('HGET', dayKey, 'count') or '0'), tonumber(redis.call('HGET', monthKey, 'count') or '0')}
 local function touch()
   redis.call('HSET', KEYS[3], 'hourTotal', counts[1])
   for _, k in ipairs({KEYS[1], KEYS[2], KEYS[3]}) do redis.call('PEXPIRE', k, HOUR * 2) end
@@ -66,15 +92,18 @@ local function first(i, flag)
     redis.call('HSET', KEYS[3], field, ARGV[2])
     return true
   end
-  local key = KEYS[2 + i]
+  local key = periodKeys[i]
   if redis.call('HGET', key, flag) == '1' then return false end
   redis.call('HSET', key, flag, '1')
   redis.call('PEXPIRE', key, ttl[i])
   return true
 end
-if redis.call('EXISTS', KEYS[6]) == 1 then
+if redis.call('EXISTS', KEYS[5]) == 1 then
   touch()
-  return {2, counts[1], counts[2], counts[3], '', '', '', -1}
+  return {2, counts[1], counts[2], counts[3], '', '', '', -1, epoch, lostMark or ''}
+end
+if lostMark then
+  return {-1, counts[1], counts[2], counts[3], '', '', '', -1, epoch, lostMark}
 end
 local over = ''
 for i = 1, 3 do
@@ -101,23 +130,25 @@ if over ~= '' then
     end
   end
   touch()
-  return {0, counts[1], counts[2], counts[3], over, '', limited, free}
+  return {0, counts[1], counts[2], counts[3], over, '', limited, free, epoch, ''}
 end
 local sec = math.floor(now / 1000)
 redis.call('HINCRBY', KEYS[2], sec, cost)
 redis.call('ZADD', KEYS[1], sec, sec)
 counts[1] = counts[1] + cost
-counts[2] = redis.call('HINCRBY', KEYS[4], 'count', cost)
-counts[3] = redis.call('HINCRBY', KEYS[5], 'count', cost)
-redis.call('PEXPIRE', KEYS[4], ttl[2])
-redis.call('PEXPIRE', KEYS[5], ttl[3])
-redis.call('SET', KEYS[6], cost .. '|' .. sec .. '|' .. ARGV[3] .. '|' .. ARGV[4], 'PX', ARGV[13])
+counts[2] = redis.call('HINCRBY', dayKey, 'count', cost)
+counts[3] = redis.call('HINCRBY', monthKey, 'count', cost)
+redis.call('PEXPIRE', dayKey, ttl[2])
+redis.call('PEXPIRE', monthKey, ttl[3])
+redis.call('HSET', KEYS[4], 'day', day, 'month', month)
+redis.call('PEXPIRE', KEYS[4], ttl[3])
+redis.call('SET', KEYS[5], cost .. '|' .. sec .. '|' .. day .. '|' .. month, 'PX', ARGV[13])
 touch()
 local warned = ''
 for i = 1, 3 do
   if warnAt[i] >= 0 and counts[i] >= warnAt[i] and first(i, 'warned') then warned = warned .. names[i] end
 end
-return {1, counts[1], counts[2], counts[3], '', warned, '', -1}`);
+return {1, counts[1], counts[2], counts[3], '', warned, '', -1, epoch, ''}`);
 
 /**
  * KEYS: hours, hour, state, pending. ARGV: now, hour (ms), day key prefix, month key prefix. Takes a pending
@@ -153,13 +184,20 @@ for _, key in ipairs({ARGV[3] .. day, ARGV[4] .. month}) do
 end
 return 1`);
 
-/** KEYS: hours, hour, state, day, month. ARGV: now, hour (ms). Returns {hour, day, month}. */
+/**
+ * KEYS: hours, hour, state, latest, epoch, lost, confirmed. ARGV: now, hour (ms), day, month, day key prefix,
+ * month key prefix, known epoch, fresh epoch. Returns {hour, day, month, epoch, lost marker ('')}.
+ */
 export const COUNTS = new Script(`
 local now = tonumber(ARGV[1])
 local HOUR = tonumber(ARGV[2])
+local day, month, dayPrefix, monthPrefix = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local ke, kl, kc, known, fresh = KEYS[5], KEYS[6], KEYS[7], ARGV[7], ARGV[8]
+${EPOCH_CHECK}
 ${EXPIRE_HOUR}
+${LATEST}
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('HSET', KEYS[3], 'hourTotal', total) end
-return {total, tonumber(redis.call('HGET', KEYS[4], 'count') or '0'), tonumber(redis.call('HGET', KEYS[5], 'count') or '0')}`);
+return {total, tonumber(redis.call('HGET', dayKey, 'count') or '0'), tonumber(redis.call('HGET', monthKey, 'count') or '0'), epoch, lostMark or ''}`);
 
 const DAY_MS = 24 * HOUR_MS;
 const LETTERS: Record<string, BudgetWindow> = { h: 'hour', d: 'day', m: 'month' };
@@ -168,28 +206,44 @@ const windowsOf = (v: unknown): BudgetWindow[] =>
 
 export class SharedBudgetLedger implements BudgetLedger {
   readonly remote = true;
+  readonly keySpace: KeySpace;
+  private lostNow: CountsLost | undefined;
 
   constructor(
     private readonly link: RedisLink,
     /** `<prefix><config id>:budget` */
     readonly base: string,
-  ) {}
+    /** The key space of the configuration (its epoch); by default one of its own under `<base>`, in memory. */
+    keySpace?: KeySpace,
+  ) {
+    this.keySpace = keySpace ?? new KeySpace(link, base);
+  }
 
   get location(): string {
     return `Redis ${this.base}`;
   }
 
-  private keys(day: string, month: string): string[] {
-    return [
-      `${this.base}:hours`,
-      `${this.base}:hour`,
-      `${this.base}:state`,
-      `${this.base}:day:${day}`,
-      `${this.base}:month:${month}`,
-    ];
+  get lost(): CountsLost | undefined {
+    return this.lostNow;
+  }
+
+  private keys(): string[] {
+    return [`${this.base}:hours`, `${this.base}:hour`, `${this.base}:state`, `${this.base}:latest`];
+  }
+
+  private epochKeys(): string[] {
+    const k = this.keySpace;
+    return [k.epochKey, k.lostKey, k.confirmedKey];
+  }
+
+  /** The key space's answer: the loss (told by the key space) or the epoch taken. */
+  private seen(epoch: unknown, mark: unknown): void {
+    const lost = this.keySpace.seen(String(epoch ?? ''), String(mark ?? ''));
+    this.lostNow = lost ? { ...lost, where: `Redis ${this.keySpace.base}:*` } : undefined;
   }
 
   async reserve(req: ReserveRequest): Promise<ReserveAnswer> {
+    await this.keySpace.ready();
     const lim = (w: BudgetWindow): number => req.limits[w] ?? -1;
     const warn = (w: BudgetWindow): number => req.warnAt[w] ?? -1;
     // The day's and month's keys outlive them a little (a release of a reservation made before midnight).
@@ -197,7 +251,7 @@ export class SharedBudgetLedger implements BudgetLedger {
     const monthTtl = 93 * DAY_MS;
     const r = (await this.link.run(
       RESERVE,
-      [...this.keys(req.day, req.month), `${this.base}:pending:${req.key}`],
+      [...this.keys(), `${this.base}:pending:${req.key}`, ...this.epochKeys()],
       [
         req.cost,
         req.now,
@@ -213,18 +267,25 @@ export class SharedBudgetLedger implements BudgetLedger {
         monthTtl,
         PENDING_KEEP_MS,
         HOUR_MS,
+        `${this.base}:day:`,
+        `${this.base}:month:`,
+        this.keySpace.known,
+        newEpoch(),
       ],
     )) as unknown[];
+    this.seen(r[8], r[9]);
     const result = Number(r[0]);
     const free = Number(r[7]);
-    return {
-      result: result === 1 ? 'reserved' : result === 2 ? 'pending' : 'refused',
+    const answer: ReserveAnswer = {
+      result: result === 1 ? 'reserved' : result === 2 ? 'pending' : result === -1 ? 'lost' : 'refused',
       counts: { hour: Number(r[1]) || 0, day: Number(r[2]) || 0, month: Number(r[3]) || 0 },
       over: windowsOf(r[4]),
       warned: windowsOf(r[5]),
       limited: windowsOf(r[6]),
       hourFreeAt: free >= 0 ? free : undefined,
     };
+    if (answer.result === 'lost' && this.lostNow) answer.lost = this.lostNow;
+    return answer;
   }
 
   async confirm(key: string): Promise<void> {
@@ -232,7 +293,7 @@ export class SharedBudgetLedger implements BudgetLedger {
   }
 
   async release(key: string, now: number): Promise<void> {
-    const [hours, hour, state] = this.keys('', '');
+    const [hours, hour, state] = this.keys();
     await this.link.run(
       RELEASE,
       [hours!, hour!, state!, `${this.base}:pending:${key}`],
@@ -241,8 +302,21 @@ export class SharedBudgetLedger implements BudgetLedger {
   }
 
   async counts(now: number, day: string, month: string): Promise<WindowCounts> {
-    const r = (await this.link.run(COUNTS, this.keys(day, month), [now, HOUR_MS])) as unknown[];
+    await this.keySpace.ready();
+    const r = (await this.link.run(
+      COUNTS,
+      [...this.keys(), ...this.epochKeys()],
+      [now, HOUR_MS, day, month, `${this.base}:day:`, `${this.base}:month:`, this.keySpace.known, newEpoch()],
+    )) as unknown[];
+    this.seen(r[3], r[4]);
     return { hour: Number(r[0]) || 0, day: Number(r[1]) || 0, month: Number(r[2]) || 0 };
+  }
+
+  /** A person confirmed the counts: the marker goes for every instance (each takes the epoch as it is now). */
+  async confirmLost(by: string, now: number): Promise<CountsConfirmed> {
+    await this.keySpace.confirm();
+    this.lostNow = undefined;
+    return { by, at: now };
   }
 
   /** The Redis connection belongs to the config node's coordination (closed there). */

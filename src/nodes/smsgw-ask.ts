@@ -22,6 +22,7 @@ import { failed, idle, sharedKey, warn } from './common/status';
 import { deployFields, msgValue, settingsOf } from './common/fields';
 import { fieldsOf } from './fields';
 import { answerWords } from './fields/rule';
+import { storeStatus } from './common/state';
 import { attachConfig, requireConfig } from './config/config';
 import { decodePending, encodePending } from './polling/pending';
 import { messageText } from './send/send-path';
@@ -167,6 +168,9 @@ export default (RED: NodeAPI): void => {
       node.status(s);
     };
     const statusOf = (): NodeStatus => {
+      // The questions cannot be saved: nothing is sent or output until they can.
+      const store = hub!.saveProblem;
+      if (store) return storeStatus(RED, store);
       const problem = hub!.problem();
       if (problem) return failed(RED._(sharedKey('status.redisDown'), { message: problem.split('\n')[0]! }));
       if (hub!.coordinated && !hub!.holding) return idle(RED._('smsgw-ask.status.standby'));
@@ -221,7 +225,7 @@ export default (RED: NodeAPI): void => {
         node.error(new NodeGatewayError(toGatewayError(err)), msg);
       },
       changed: status,
-      error: (text) => node.error(text),
+      node,
     });
     status();
 

@@ -9,11 +9,31 @@
  * (the gateway has it: the count stays), released (surely not sent: the count is taken back), or left pending
  * (the outcome is unknown: it stays counted, and a later attempt of the same outbox entry finds it instead of
  * counting again).
+ *
+ * Counts lost (a count file that should be there and is not, a damaged one, a Redis that lost its data): the book
+ * says so (`lost`) and refuses every reservation until a person confirms; the guard meanwhile shows each limited
+ * window as spent up to its limit. Never a fresh start from zero. And a clock set back never opens a new window:
+ * a day or month counted later than "now" is still the current one, and the rolling hour keeps counts from "the
+ * future" until an hour after them.
  */
 import { HOUR_MS, leavesHourAt, secondOf, type BudgetWindow } from './budget-windows';
 
 /** A count per window (only the windows with a limit are looked at). */
 export type WindowCounts = Record<BudgetWindow, number>;
+
+/** The counts were lost: why, where, and since when (until a person confirms). */
+export interface CountsLost {
+  why: string;
+  /** The count file, or the Redis key space. */
+  where: string;
+  since: number;
+}
+
+/** A person confirmed the counts after they were lost. */
+export interface CountsConfirmed {
+  by: string;
+  at: number;
+}
 
 export interface ReserveRequest {
   key: string;
@@ -28,8 +48,11 @@ export interface ReserveRequest {
 }
 
 export interface ReserveAnswer {
-  /** reserved: counted now; pending: already counted under this key (an earlier attempt); refused: not counted. */
-  result: 'reserved' | 'pending' | 'refused';
+  /**
+   * reserved: counted now; pending: already counted under this key (an earlier attempt); refused: not counted;
+   * lost: not counted, the counts were lost and no person has confirmed them (`lost` says why).
+   */
+  result: 'reserved' | 'pending' | 'refused' | 'lost';
   /** Counts after the step. */
   counts: WindowCounts;
   /** Refused: the windows whose limit the send would pass. */
@@ -40,6 +63,8 @@ export interface ReserveAnswer {
   limited: BudgetWindow[];
   /** Refused by the rolling hour: when enough of its count has left it for this send to fit. */
   hourFreeAt?: number | undefined;
+  /** result 'lost': why. */
+  lost?: CountsLost;
 }
 
 /** The counts a ledger keeps: reservations are made, confirmed and released through it. */
@@ -56,6 +81,10 @@ export interface BudgetLedger {
   release(key: string, now: number): Promise<void>;
   /** The counts now (for the editor and the status). */
   counts(now: number, day: string, month: string): Promise<WindowCounts>;
+  /** The counts were lost and nobody has confirmed them yet (known at open; Redis: as the ledger learns it). */
+  readonly lost: CountsLost | undefined;
+  /** A person confirms the counts as they are now: the ledger counts on from them. Durable when it resolves. */
+  confirmLost(by: string, now: number): Promise<CountsConfirmed>;
   close(): Promise<void>;
 }
 
@@ -83,6 +112,10 @@ export interface BookData {
   days: Record<string, Period>;
   months: Record<string, Period>;
   pending: Record<string, Pending>;
+  /** Set while the counts are lost (kept until a person confirms: a restart keeps refusing). */
+  lost?: CountsLost;
+  /** The last confirmation. */
+  confirmed?: CountsConfirmed;
 }
 
 /** A pending reservation nobody settled (its process died, its outbox entry was lost) is forgotten after this. */
@@ -100,6 +133,8 @@ export class BudgetBook {
   private days = new Map<string, Period>();
   private months = new Map<string, Period>();
   private pending = new Map<string, Pending & { at: number }>();
+  lost: CountsLost | undefined;
+  confirmed: CountsConfirmed | undefined;
 
   /** A book read back from its stored form; throws when the data is not a book. */
   static from(data: unknown): BudgetBook {
@@ -145,7 +180,27 @@ export class BudgetBook {
         throw new Error(`bad pending reservation ${key}`);
       book.pending.set(key, { cost: p.cost, sec: p.sec, day: p.day, month: p.month, at: p.sec * 1000 });
     }
+    if (d.lost && typeof d.lost === 'object')
+      book.lost = {
+        why: String(d.lost.why ?? 'unknown'),
+        where: String(d.lost.where ?? ''),
+        since: Number(d.lost.since) || 0,
+      };
+    if (d.confirmed && typeof d.confirmed === 'object')
+      book.confirmed = { by: String(d.confirmed.by ?? ''), at: Number(d.confirmed.at) || 0 };
     return book;
+  }
+
+  /** The counts were lost: every reservation is refused until confirm(). */
+  markLost(lost: CountsLost): void {
+    this.lost ??= lost;
+  }
+
+  /** A person confirmed the counts: counting goes on from them. */
+  confirmLost(by: string, at: number): CountsConfirmed {
+    this.lost = undefined;
+    this.confirmed = { by, at };
+    return this.confirmed;
   }
 
   toJSON(): BookData {
@@ -159,6 +214,8 @@ export class BudgetBook {
       days: Object.fromEntries(this.days),
       months: Object.fromEntries(this.months),
       pending,
+      ...(this.lost ? { lost: this.lost } : {}),
+      ...(this.confirmed ? { confirmed: this.confirmed } : {}),
     };
   }
 
@@ -171,16 +228,34 @@ export class BudgetBook {
     return this.pending.has(key);
   }
 
+  /**
+   * The day (or month) that counts now: the one of the clock, or a later one the book has counted in (the clock was
+   * set back): a clock going back never opens a new window. Ids sort as dates.
+   */
+  private latest(map: Map<string, Period>, id: string): string {
+    let out = id;
+    for (const k of map.keys()) if (k > out) out = k;
+    return out;
+  }
+
   counts(now: number, day: string, month: string): WindowCounts {
-    this.expire(now, day, month);
+    const d = this.latest(this.days, day);
+    const m = this.latest(this.months, month);
+    this.expire(now, d, m);
     return {
       hour: this.hourTotal,
-      day: this.days.get(day)?.count ?? 0,
-      month: this.months.get(month)?.count ?? 0,
+      day: this.days.get(d)?.count ?? 0,
+      month: this.months.get(m)?.count ?? 0,
     };
   }
 
-  reserve(req: ReserveRequest): ReserveAnswer {
+  reserve(asked: ReserveRequest): ReserveAnswer {
+    // Counted in the latest day and month the book knows (the clock may have been set back).
+    const req = {
+      ...asked,
+      day: this.latest(this.days, asked.day),
+      month: this.latest(this.months, asked.month),
+    };
     const counts = this.counts(req.now, req.day, req.month);
     const answer = (result: ReserveAnswer['result']): ReserveAnswer => ({
       result,
@@ -190,6 +265,7 @@ export class BudgetBook {
       limited: [],
     });
     if (this.pending.has(req.key)) return answer('pending');
+    if (this.lost) return { ...answer('lost'), lost: this.lost };
     const over = (['hour', 'day', 'month'] as const).filter((w) => {
       const limit = req.limits[w];
       return limit !== undefined && counts[w] + req.cost > limit;
@@ -204,7 +280,13 @@ export class BudgetBook {
     const sec = secondOf(req.now);
     const last = this.hour.at(-1);
     if (last && last[0] === sec) last[1] += req.cost;
-    else this.hour.push([sec, req.cost]);
+    else if (!last || last[0] < sec) this.hour.push([sec, req.cost]);
+    else {
+      // The clock went back: the seconds stay in order (the counts "from the future" leave the hour last).
+      const i = this.hour.findIndex(([s]) => s >= sec);
+      if (this.hour[i]![0] === sec) this.hour[i]![1] += req.cost;
+      else this.hour.splice(i, 0, [sec, req.cost]);
+    }
     this.hourTotal += req.cost;
     this.period(this.days, req.day).count += req.cost;
     this.period(this.months, req.month).count += req.cost;

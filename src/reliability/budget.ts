@@ -9,11 +9,16 @@
  * stays counted when nobody can know (a lost answer): so concurrent sends near a limit can never overshoot it.
  * A critical send may use a reserve above the limits. A window's warning share fires once per window, as an
  * event for the flow (the smsgw-budget node).
+ *
+ * When the counts were lost (budget-ledger.ts) every limited window counts as spent up to its limit and every send
+ * is refused (or held), critical ones too: a critical send could otherwise pass the limit and its reserve by as
+ * much as the lost counts held, and nobody can know how much that was. A person confirms the counts
+ * (confirmLost); until then the guard says why and how, in each refusal, its status and one log line.
  */
 import { EventEmitter } from 'node:events';
 import type { ServiceName } from '../catalogue/types';
 import { GatewayError } from '../errors';
-import type { BudgetLedger, ReserveAnswer, WindowCounts } from './budget-ledger';
+import type { BudgetLedger, CountsConfirmed, CountsLost, ReserveAnswer, WindowCounts } from './budget-ledger';
 import {
   BUDGET_WINDOWS,
   dayOf,
@@ -66,7 +71,15 @@ export interface BudgetEvents {
   event: [BudgetEvent];
   /** Counts changed (a reservation, a release, a new window). */
   change: [];
+  /** The counts were found lost (once per loss). */
+  lost: [CountsLost];
+  /** A person confirmed the counts after a loss. */
+  confirmed: [CountsConfirmed];
 }
+
+/** How a person confirms lost counts (in every refusal and log line about them). */
+export const CONFIRM_HOW =
+  'confirm the counts in the Budget tab of the gateway configuration ("Confirm counts"), or send msg.topic "budget/confirm" to a budget node of it';
 
 export interface ReserveOptions {
   critical?: boolean | undefined;
@@ -131,6 +144,8 @@ export class Budget extends EventEmitter<BudgetEvents> {
   private last: { counts: WindowCounts; at: number } | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The loss told last (so it is told once). */
+  private toldLost: CountsLost | undefined;
 
   constructor(
     settings: BudgetSettings,
@@ -189,6 +204,10 @@ export class Budget extends EventEmitter<BudgetEvents> {
    */
   async reserve(key: string, cost: number, options: ReserveOptions = {}): Promise<ReserveAnswer> {
     this.check(cost, options);
+    // The file ledger knows at once; the Redis ledger asks its script each time (another instance may have
+    // confirmed the counts meanwhile).
+    const known = this.ledger.remote ? undefined : this.ledger.lost;
+    if (known) throw this.lostError(known, cost, options);
     const now = this.clock.now();
     const day = dayOf(now);
     const month = monthOf(now);
@@ -214,6 +233,7 @@ export class Budget extends EventEmitter<BudgetEvents> {
       );
     }
     this.noted(answer.counts, now);
+    if (answer.result === 'lost') throw this.lostError(answer.lost ?? this.ledger.lost, cost, options);
     const resets = (w: BudgetWindow): number =>
       w === 'day' ? day.end : w === 'month' ? month.end : (answer.hourFreeAt ?? now + HOUR_MS);
     for (const w of answer.warned) this.fire('warning', w, answer.counts[w], resets(w));
@@ -242,6 +262,49 @@ export class Budget extends EventEmitter<BudgetEvents> {
       hold,
       { service: options.service, operation: options.operation, retryAt },
     );
+  }
+
+  /** The counts were lost and nobody has confirmed them: why and where, or undefined. */
+  get lost(): CountsLost | undefined {
+    return this.ledger.lost;
+  }
+
+  /** Tells the listeners once per loss (the host logs it; budget nodes emit it). */
+  private noteLost(lost: CountsLost | undefined): void {
+    if (!lost || this.toldLost?.since === lost.since) return;
+    this.toldLost = lost;
+    this.emit('lost', lost);
+    this.emit('change');
+  }
+
+  /** A refusal (or a hold: tried again in a minute, and at once when a person confirms) while the counts are lost. */
+  private lostError(lost: CountsLost | undefined, cost: number, options: ReserveOptions): BudgetError {
+    this.noteLost(lost);
+    const w = BUDGET_WINDOWS.find((x) => this.limits[x] !== undefined) ?? 'day';
+    const limit = this.limits[w] ?? 0;
+    const hold = options.hold === true;
+    return new BudgetError(
+      `the spending guard's counts were lost (${lost?.why ?? 'unknown'}; ${lost?.where ?? this.ledger.location}): every limit counts as reached until a person confirms the counts (${CONFIRM_HOW}): ${hold ? 'held in the outbox until then' : 'not sent'}`,
+      w,
+      limit,
+      limit,
+      cost,
+      hold,
+      { service: options.service, operation: options.operation, retryAt: this.clock.now() + 60_000 },
+    );
+  }
+
+  /**
+   * A person confirms the counts as the ledger has them now (after a loss, from zero or from what could be read):
+   * sends are counted and checked again from there. Durable when it resolves; told as an event.
+   */
+  async confirmLost(by: string): Promise<CountsConfirmed> {
+    const confirmed = await this.ledger.confirmLost(by, this.clock.now());
+    this.toldLost = undefined;
+    this.emit('confirmed', confirmed);
+    await this.refresh().catch(() => undefined);
+    this.emit('change');
+    return confirmed;
   }
 
   /** Settles the reservation `key` by how its send ended (`keepUnknown`: leave it pending for a retry). */
@@ -290,6 +353,7 @@ export class Budget extends EventEmitter<BudgetEvents> {
   async refresh(): Promise<void> {
     const now = this.clock.now();
     const counts = await this.ledger.counts(now, dayOf(now).id, monthOf(now).id);
+    this.noteLost(this.ledger.lost);
     this.noted(counts, now);
   }
 
@@ -300,15 +364,26 @@ export class Budget extends EventEmitter<BudgetEvents> {
     await this.ledger.close();
   }
 
-  /** The last counts, with a day or month that has ended since read as 0. */
+  /**
+   * The last counts, with a day or month that has ended since read as 0 (a clock set back keeps them: the window
+   * they were counted in is still the current one); while the counts are lost, each limited window as spent up to
+   * its limit.
+   */
   private countsAt(now: number): WindowCounts {
     const last = this.last;
-    if (!last) return { hour: 0, day: 0, month: 0 };
-    return {
-      hour: now - last.at >= HOUR_MS ? 0 : last.counts.hour,
-      day: dayOf(last.at).id === dayOf(now).id ? last.counts.day : 0,
-      month: monthOf(last.at).id === monthOf(now).id ? last.counts.month : 0,
-    };
+    const counts: WindowCounts = !last
+      ? { hour: 0, day: 0, month: 0 }
+      : {
+          hour: now - last.at >= HOUR_MS ? 0 : last.counts.hour,
+          day: dayOf(last.at).id >= dayOf(now).id ? last.counts.day : 0,
+          month: monthOf(last.at).id >= monthOf(now).id ? last.counts.month : 0,
+        };
+    if (this.ledger.lost)
+      for (const w of BUDGET_WINDOWS) {
+        const limit = this.limits[w];
+        if (limit !== undefined) counts[w] = Math.max(counts[w], limit);
+      }
+    return counts;
   }
 
   private noted(counts: WindowCounts, at: number): void {

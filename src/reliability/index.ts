@@ -31,7 +31,15 @@ export type {
 export { Budget, BudgetError, isBudgetHold } from './budget';
 export type { BudgetEvent, BudgetSettings, ReserveOptions, WindowState } from './budget';
 export { FileLedger } from './budget-file';
-export type { BudgetLedger, ReserveAnswer, ReserveRequest, WindowCounts } from './budget-ledger';
+export type { FileLedgerOptions } from './budget-file';
+export type {
+  BudgetLedger,
+  CountsConfirmed,
+  CountsLost,
+  ReserveAnswer,
+  ReserveRequest,
+  WindowCounts,
+} from './budget-ledger';
 export { budgetSender } from './budget-sender';
 export { sendCost } from './budget-cost';
 export type { BudgetClock, BudgetWindow } from './budget-windows';

@@ -455,10 +455,12 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       },
       (e: unknown) => {
         const why = storeWhy(e);
-        // Entries taken over by another instance (a shared store) are not a failure of the store.
-        if (!(e instanceof EntryTakenOver) && why !== this.storeProblem) {
+        // Entries taken over by another instance (a shared store) are not a failure of the store. Told once when
+        // it starts failing (the reason it gives may change while it fails: the latest is kept for the status).
+        if (!(e instanceof EntryTakenOver)) {
+          const first = this.storeProblem === undefined;
           this.storeProblem = why;
-          this.emit('store', why);
+          if (first) this.emit('store', why);
         }
         throw e;
       },

@@ -4,7 +4,7 @@
  * With SMSGW_SCREENSHOTS=1 (npm run screenshots) the pictures go to docs/images/ for the README.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { examplesForDeploy, listExamples } from '../../scripts/lib/flows';
@@ -376,6 +376,52 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       { timeout: 10_000 },
     );
     assert.match(await count.innerText(), /day: 1 of 100, resets /);
+    await closeBoth('cancel');
+  });
+
+  it('Budget tab: counts lost (a damaged count file) are shown with "Confirm counts"; confirming clears them', async function () {
+    const openBudget = async (): Promise<string> => {
+      await openEditDialog(page, sendId);
+      const gateway = await page.locator('#node-input-gateway').inputValue();
+      const edit = page.locator('#node-input-btn-gateway-edit');
+      await ((await edit.count()) > 0 ? edit.click() : page.click('#node-input-lookup-gateway'));
+      await page.waitForSelector('#node-config-input-baseUrl', { state: 'attached' });
+      await configTab(page, 'budget');
+      return gateway;
+    };
+    const closeBoth = async (button: 'ok' | 'cancel'): Promise<void> => {
+      await page.click(`#node-config-dialog-${button}`);
+      await page.waitForSelector('#node-config-input-baseUrl', { state: 'detached' });
+      await page.click(`#node-dialog-${button}`);
+      await page.waitForSelector('#node-dialog-ok', { state: 'detached' });
+    };
+    // A change of the configuration restarts its guard, which reads its count file again. The first restart
+    // writes what the running guard had not written yet; then the file is damaged, and the next restart reads it.
+    const redeploy = async (warn: string): Promise<string> => {
+      const gateway = await openBudget();
+      await page.fill('#node-config-input-budgetWarn', warn);
+      await closeBoth('ok');
+      await deploy(page);
+      return gateway;
+    };
+    const gateway = await redeploy('81');
+    writeFileSync(join(stack.userDir, 'smsgw-state', `budget.${gateway}.json`), 'not a count file');
+    await redeploy('82');
+    await openBudget();
+    await page.waitForSelector('#smsgw-config-budget-confirm', { timeout: 15_000 });
+    assert.match(
+      await page.locator('.smsgw-config-budget-lost').innerText(),
+      /The counts were lost \(the count file was damaged/,
+    );
+    page.once('dialog', (d) => void d.accept());
+    await page.click('#smsgw-config-budget-confirm');
+    await page.waitForSelector('#smsgw-config-budget-confirm', { state: 'detached', timeout: 10_000 });
+    await page.waitForFunction(
+      () => /day: 0 of 100/.test(document.querySelector('#smsgw-config-budget-count')?.textContent ?? ''),
+      undefined,
+      { timeout: 10_000 },
+    );
+    assert.equal(await page.locator('.smsgw-config-budget-lost').count(), 0, 'the lost counts are gone');
     await closeBoth('cancel');
   });
 

@@ -78,6 +78,8 @@ export async function setTypedString(page: Page, inputId: string, value: string)
 }
 
 export async function deploy(page: Page): Promise<void> {
+  // The button is enabled a moment after a dialog closes with a change: a click before that does nothing.
+  await page.waitForSelector('#red-ui-header-button-deploy:not(.disabled)', { timeout: 20000 });
   await page.click('#red-ui-header-button-deploy');
   await page.waitForSelector('#red-ui-header-button-deploy.disabled', { timeout: 20000 });
 }

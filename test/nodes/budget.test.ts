@@ -5,7 +5,7 @@
  * editor's count.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { NodeAPI } from 'node-red';
 import type { NextFunction, Request, Response } from 'express';
@@ -26,6 +26,7 @@ import {
   type FlowNode,
 } from './helpers';
 import { sendSmsNode } from './send-sms-node';
+import { readStateFile } from '../store/read';
 
 type Rec = Record<string, unknown>;
 
@@ -285,7 +286,7 @@ describe('nodes: spending guard (Budget tab, smsgw-budget node)', function () {
     const none = await helper.request().get('/smsgw-config/cfg/budget').expect(200);
     assert.deepEqual(none.body, { enabled: false, windows: [] });
     const file = path.join(env.userDir, 'smsgw-state', 'budget.cfg-view.json');
-    assert.match(readFileSync(file, 'utf8'), /"version":1/);
+    assert.equal(readStateFile(file).version, 1);
   });
 
   it('the count is read with smsgw-config.read, like the outbox list', async () => {
@@ -317,26 +318,90 @@ describe('nodes: spending guard (Budget tab, smsgw-budget node)', function () {
     assert.equal((((caught.messages[0]!.error as Rec).cause as Rec).budget as Rec).held, false);
   });
 
-  it('a damaged count file is copied aside and named in the log; counting starts again', async () => {
+  it('a damaged count file: copied aside, named in the log, the counts lost until a person confirms (route or msg)', async () => {
     const file = path.join(env.userDir, 'smsgw-state', 'budget.cfg-damaged.json');
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, '{"version":1,"hour":[[1,');
-    await loadFlow(flowFor('cfg-damaged', { budgetDay: 3 }, [sendSmsNode()]), { 'cfg-damaged': DEMO });
+    const b = { ...budgetNode, id: 'bd' };
+    await loadFlow(flowFor('cfg-damaged', { budgetDay: 3 }, [sendSmsNode(), b]), { 'cfg-damaged': DEMO });
+    const events = collect('out2');
     const node = helper.getNode('cfg-damaged') as unknown as {
       error: { args: unknown[][]; thisValues: unknown[] };
     };
-    await waitFor(() => node.error.thisValues.some((t) => t === node));
-    const logged = node.error.args
-      .filter((_a, i) => node.error.thisValues[i] === node)
-      .map((a) => String(a[0]));
+    const logged = (): string[] =>
+      node.error.args.filter((_a, i) => node.error.thisValues[i] === node).map((a) => String(a[0]));
+    await waitFor(() => logged().some((l) => /Spending guard: the counts were lost/.test(l)));
     assert.ok(
-      logged.some((l) => /budget\.damaged|Spending guard/.test(l)),
-      logged.join('\n'),
+      logged().some((l) => l.startsWith(`State file ${file} could not be read whole`)),
+      logged().join('\n'),
     );
     assert.ok(readdirSync(path.dirname(file)).some((f) => f.startsWith('budget.cfg-damaged.json.damaged-')));
+    // The budget node tells the flow; its status and the send node's are red.
+    await waitFor(() => events.messages.some((m) => m.topic === 'budget/lost'));
+    const lost = events.messages.find((m) => m.topic === 'budget/lost')!.payload as Rec;
+    assert.match(String(lost.why), /the count file was damaged/);
+    assert.equal(lost.where, file);
+    assert.equal(statuses('bd').at(-1)!.fill, 'red');
     const out = collect('out');
+    const caught = collect('caught');
     alarms(1, 'after-damage');
+    await waitFor(() => caught.messages.length === 1);
+    assert.deepEqual(codes(caught.messages), ['BUDGET']);
+    assert.match(String((caught.messages[0]!.error as Rec).message), /counts were lost.*Confirm counts/);
+    assert.equal(jobs('after-damage'), 0, 'nothing sent while the counts are lost');
+    const shown = await helper.request().get('/smsgw-config/cfg-damaged/budget').expect(200);
+    assert.match(String(((shown.body as Rec).lost as Rec).why), /damaged/);
+    assert.deepEqual(
+      ((shown.body as Rec).windows as Rec[]).map((w) => w.count),
+      [3],
+      'the day counts as spent up to its limit',
+    );
+    // Confirmed in the editor: logged, and sends are counted from there.
+    const confirmed = await helper.request().post('/smsgw-config/cfg-damaged/budget/confirm').expect(200);
+    assert.equal((confirmed.body as Rec).lost, undefined);
+    await waitFor(() => events.messages.some((m) => m.topic === 'budget/confirmed'));
+    alarms(1, 'confirmed');
     await waitFor(() => out.messages.length === 1);
+    assert.equal(jobs('confirmed'), 1);
+    assert.equal(readStateFile(file).lost, undefined, 'kept across a restart');
+  });
+
+  it('counts lost can be confirmed by a msg to the budget node (msg.topic "budget/confirm"), logged', async () => {
+    const file = path.join(env.userDir, 'smsgw-state', 'budget.cfg-msg.json');
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, 'garbage');
+    const b = { ...budgetNode, id: 'bm' };
+    await loadFlow(flowFor('cfg-msg', { budgetDay: 3 }, [sendSmsNode(), b]), { 'cfg-msg': DEMO });
+    const events = collect('out2');
+    await waitFor(() => events.messages.some((m) => m.topic === 'budget/lost'));
+    send('bm', { topic: 'budget/confirm' });
+    await waitFor(() => events.messages.some((m) => m.topic === 'budget/confirm'));
+    const answer = events.messages.find((m) => m.topic === 'budget/confirm')!.payload as Rec;
+    assert.match(String((answer.confirmed as Rec).by), /a flow \(budget node bm\)/);
+    assert.equal(answer.lost, undefined);
+    const cfg = helper.getNode('cfg-msg') as unknown as { log: { args: unknown[][]; thisValues: unknown[] } };
+    assert.ok(
+      cfg.log.args
+        .filter((_a, i) => cfg.log.thisValues[i] === cfg)
+        .some((a) => /counts were confirmed by a flow/.test(String(a[0]))),
+    );
+    const out = collect('out');
+    alarms(1, 'after-msg-confirm');
+    await waitFor(() => out.messages.length === 1);
+  });
+
+  it('confirming counts needs smsgw-config.write', async () => {
+    const granted = new Set<string>(['smsgw-config.read']);
+    const withAuth = (RED: NodeAPI): void => {
+      (RED as unknown as { auth: unknown }).auth = {
+        needsPermission: (permission: string) => (_req: Request, res: Response, next: NextFunction) =>
+          granted.has(permission) ? next() : res.status(401).end(),
+      };
+    };
+    await helper.load([withAuth, ...ALL_NODES], flowWith(env.emu.url, [], { budgetDay: 5 }), { cfg: DEMO });
+    await helper.request().post('/smsgw-config/cfg/budget/confirm').expect(401);
+    granted.add('smsgw-config.write');
+    await helper.request().post('/smsgw-config/cfg/budget/confirm').expect(200);
   });
 
   it('a setting that cannot work fails every send with CONFIG naming the field', async () => {

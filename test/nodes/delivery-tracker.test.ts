@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readStateFile } from '../store/read';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { GatewayClient } from '../../src/client';
@@ -382,7 +383,7 @@ describe('delivery tracker (shared QueryReceivedDLR poll)', () => {
     await first.close();
     const file = path.join(userDir, 'smsgw-state', 'smsgw-delivery.cfg.json');
     assert.ok(existsSync(file));
-    assert.equal((JSON.parse(readFileSync(file, 'utf8')) as { jobs: unknown[] }).jobs.length, 1);
+    assert.equal((readStateFile(file) as { jobs: unknown[] }).jobs.length, 1);
 
     emu.control.finishJobs();
     const second = tracker();
@@ -394,7 +395,7 @@ describe('delivery tracker (shared QueryReceivedDLR poll)', () => {
     );
     assert.ok(got[0]!.reports[0]!.Date instanceof Date);
     await second.close();
-    assert.equal((JSON.parse(readFileSync(file, 'utf8')) as { jobs: unknown[] }).jobs.length, 0);
+    assert.equal((readStateFile(file) as { jobs: unknown[] }).jobs.length, 0);
   });
 
   it('keeps a finished job until its node subscribes (redeploy), and drops the jobs of a deleted node', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Node } from 'node-red';
-import { contextKey } from '../../src/nodes/polling/state-store';
+import { contextKey } from '../../src/nodes/common/state';
 import {
   collect,
   flowWith,

@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { clampInterval, MAX_DELAY_MS, Poller } from '../../src/nodes/polling/poller';
-import { SeenIds, StateFile } from '../../src/nodes/polling/state-file';
+import { SeenIds } from '../../src/nodes/polling/seen-ids';
+import { StateFile } from '../../src/store';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -134,24 +135,29 @@ describe('nodes: StateFile and SeenIds', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('round-trips the state through <userDir>/smsgw-state/<type>.<id>.json and leaves no temp file', async () => {
-    const a = new StateFile<{ cursor: string }>(dir, 'smsgw-dlr', 'abc123');
-    assert.equal(a.load(), undefined);
+    const a = new StateFile<{ cursor: string }>(dir, 'smsgw-dlr.abc123', { kind: 'cursor' });
+    assert.equal(await a.open(), undefined);
     await a.save({ cursor: 'one' });
     await Promise.all([a.save({ cursor: 'two' }), a.save({ cursor: 'three' })]);
-    const b = new StateFile<{ cursor: string }>(dir, 'smsgw-dlr', 'abc123');
-    assert.deepEqual(b.load(), { cursor: 'three' });
+    const b = new StateFile<{ cursor: string }>(dir, 'smsgw-dlr.abc123', { kind: 'cursor' });
+    assert.deepEqual(await b.open(), { cursor: 'three' });
     assert.deepEqual(readdirSync(path.join(dir, 'smsgw-state')), ['smsgw-dlr.abc123.json']);
   });
 
-  it('a corrupt file reads as "no state"; no userDir keeps the state in memory only', async () => {
-    const f = new StateFile<unknown>(dir, 't', 'x');
+  it('a file of garbage reads as "no state" (copied aside, told); no userDir keeps the state in memory only', async () => {
+    const told: string[] = [];
+    const f = new StateFile<unknown>(dir, 't.x', { kind: 'cursor', onDamage: (d) => told.push(d.why) });
     await f.save({ ok: true });
     writeFileSync(f.file!, '{ half');
-    assert.equal(f.load(), undefined);
-    const mem = new StateFile<unknown>(undefined, 't', 'x');
+    const g = new StateFile<unknown>(dir, 't.x', { kind: 'cursor', onDamage: (d) => told.push(d.why) });
+    assert.equal(await g.open(), undefined);
+    assert.deepEqual(told, ['the file is cut short or damaged']);
+    await g.flush();
+    assert.ok(readdirSync(path.join(dir, 'smsgw-state')).some((n) => n.startsWith('t.x.json.damaged-')));
+    const mem = new StateFile<unknown>(undefined, 't.x', { kind: 'cursor' });
     await mem.save({ a: 1 });
-    assert.equal(mem.load(), undefined);
-    assert.equal(readFileSync(f.file!, 'utf8'), '{ half');
+    assert.equal(await mem.open(), undefined);
+    assert.equal(readFileSync(f.file!, 'utf8').includes('half'), false, 'written back as a sound file');
   });
 
   it('SeenIds keeps the newest ids up to its bound', () => {

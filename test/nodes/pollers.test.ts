@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readStateFile } from '../store/read';
+import { existsSync, rmSync } from 'node:fs';
 import { createServer, type Server, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
@@ -211,7 +212,7 @@ describe('nodes: polling triggers', () => {
       );
       const stateFile = path.join(env.userDir, 'smsgw-state', 'smsgw-dlr.p1.json');
       assert.ok(existsSync(stateFile));
-      assert.ok((JSON.parse(readFileSync(stateFile, 'utf8')) as { cursor: string }).cursor);
+      assert.ok((readStateFile(stateFile) as { cursor: string }).cursor);
 
       await helper.unload(); // a restart: new node objects, state only from the file
       await loadFlow(flow);

@@ -4,7 +4,8 @@
  * record, once, across redeploys and restarts. Before, two triggers split the queue and the second one warned.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { readStateFile } from '../store/read';
+import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Node, NodeMessage } from 'node-red';
 import { GatewayClient } from '../../src/client';
@@ -163,7 +164,7 @@ describe('nodes: one reader per gateway configuration, every trigger a listener 
     await pollUntil('a', () => gotA.get('a')!.length === 1);
     const file = path.join(env.userDir, 'smsgw-state', 'smsgw-inbound-reader.cfg.json');
     const saved = (): { listeners: object; owed: object } =>
-      JSON.parse(readFileSync(file, 'utf8')) as { listeners: object; owed: object };
+      readStateFile(file) as { listeners: object; owed: object };
     // Written once more after a took it.
     await waitFor(() => Object.keys(saved().owed).length === 0, 10_000).catch(() => undefined);
     assert.deepEqual(Object.keys(saved().listeners), ['a']);

@@ -12,9 +12,17 @@ import {
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ReportStatuses } from '../../src/nodes/polling/report-status';
-import { damageParams, StateFile, type StateDamage } from '../../src/nodes/polling/state-file';
-import { stateText } from '../../src/nodes/polling/state-text';
+import {
+  damageParams,
+  readState,
+  StateFile,
+  stateText,
+  type StateDamage,
+  type StoreProblem,
+} from '../../src/store';
+import { legacyStateText } from '../store/legacy-text';
 import { DeliveryTracker } from '../../src/nodes/send/delivery-tracker';
+import { Manifest } from '../../src/store';
 import {
   collect,
   flowWith,
@@ -47,7 +55,7 @@ const pendingInbound = (ids: number[]): Rec[] =>
     },
   }));
 
-// Issue 19 §4: nothing already collected is lost with a damaged state file.
+// Nothing already collected is lost with a damaged state file.
 describe('nodes: state files (durable, private, damaged files copied aside and read as far as they can be)', () => {
   let dir: string;
   beforeEach(() => {
@@ -59,7 +67,7 @@ describe('nodes: state files (durable, private, damaged files copied aside and r
     const stateDir = path.join(dir, 'smsgw-state');
     mkdirSync(stateDir, { mode: 0o755 });
     chmodSync(stateDir, 0o755);
-    const file = new StateFile<Rec>(dir, 'smsgw-inbound', 'n1');
+    const file = new StateFile<Rec>(dir, 'smsgw-inbound.n1', { kind: 'listener' });
     await file.save({ seen: ['id:1'], pending: pendingInbound([1]) });
     assert.equal(mode(stateDir), 0o700);
     assert.equal(mode(file.file!), 0o600);
@@ -68,19 +76,29 @@ describe('nodes: state files (durable, private, damaged files copied aside and r
       stateText({ seen: ['id:1'], pending: pendingInbound([1]) }),
     );
     assert.deepEqual(readdirSync(stateDir), ['smsgw-inbound.n1.json'], 'no temp file left');
+    assert.equal(
+      mode(path.join(dir, 'smsgw-state.manifest.json')),
+      0o600,
+      'listed in the manifest beside it',
+    );
   });
 
   it('a cut file: copied aside (0600), the records before the cut kept and written back, the loss described', async () => {
-    const file = new StateFile<Rec>(dir, 'smsgw-inbound', 'n1');
+    const damages: StateDamage[] = [];
+    const file = new StateFile<Rec>(dir, 'smsgw-inbound.n1', {
+      kind: 'listener',
+      onDamage: (d) => damages.push(d),
+    });
     const whole = stateText({ seen: ['id:1', 'id:2', 'id:3'], pending: pendingInbound([1, 2, 3]) });
     const cut = whole.slice(0, whole.indexOf('pending 3') + 3);
     mkdirSync(path.dirname(file.file!), { recursive: true });
     writeFileSync(file.file!, cut);
     // A temp file of a crashed write, left beside it.
     writeFileSync(`${file.file!}.tmp-999999999-1`, 'half');
-    const loaded = file.load();
+    const loaded = await file.open();
     assert.deepEqual(loaded, { seen: ['id:1', 'id:2', 'id:3'], pending: pendingInbound([1, 2]) });
     const damage = file.damage as StateDamage;
+    assert.deepEqual(damages, [damage], 'told once');
     assert.equal(damage.file, file.file);
     assert.match(damage.aside!, /smsgw-inbound\.n1\.json\.damaged-\d+$/);
     assert.equal(readFileSync(damage.aside!, 'utf8'), cut, 'the copy is the file as it was');
@@ -90,11 +108,11 @@ describe('nodes: state files (durable, private, damaged files copied aside and r
       aside: damage.aside,
       why: 'the file is cut short',
       kept: 'seen (3 items), pending (2 items)',
-      lost: '1 unreadable item of pending, whatever followed the cut',
+      lost: 'whatever followed the cut',
     });
     await file.flush();
-    const again = new StateFile<Rec>(dir, 'smsgw-inbound', 'n1');
-    assert.deepEqual(again.load(), loaded, 'written back: the next start reads a sound file');
+    const again = new StateFile<Rec>(dir, 'smsgw-inbound.n1', { kind: 'listener' });
+    assert.deepEqual(await again.open(), loaded, 'written back: the next start reads a sound file');
     assert.equal(again.damage, undefined);
     await again.flush();
     assert.deepEqual(
@@ -104,12 +122,50 @@ describe('nodes: state files (durable, private, damaged files copied aside and r
     );
   });
 
-  it('a file that cannot be read at all (a directory in its place): reported, nothing kept', () => {
-    const file = new StateFile<Rec>(dir, 'smsgw-dlr', 'n1');
+  it('a file that cannot be read (a directory in its place): told once, read again until it can be, then used', async () => {
+    const told: (StoreProblem | undefined)[] = [];
+    const file = new StateFile<Rec>(dir, 'smsgw-dlr.n1', { kind: 'cursor', onProblem: (p) => told.push(p) });
     mkdirSync(file.file!, { recursive: true });
-    assert.equal(file.load(), undefined);
-    assert.match(file.damage!.why, /EISDIR/);
-    assert.deepEqual(file.damage!.lost, ['everything']);
+    let opened = false;
+    const open = file.open().then((v) => {
+      opened = true;
+      return v;
+    });
+    await file.retryNow();
+    await file.retryNow();
+    assert.equal(opened, false, 'nothing is started on a file that cannot be read');
+    assert.equal(told.length, 1, 'told once');
+    assert.deepEqual([told[0]!.op, told[0]!.code], ['read', 'EISDIR']);
+    rmSync(file.file!, { recursive: true });
+    await file.retryNow();
+    assert.equal(await open, undefined);
+    assert.deepEqual(told.slice(1), [undefined], 'told once it can be read again');
+  });
+
+  it('a file written before and gone (listed in the manifest beside the directory): told as loudly as a damaged one', async () => {
+    const first = new StateFile<Rec>(dir, 'smsgw-dlr.n1', { kind: 'cursor' });
+    await first.save({ cursor: 'x' });
+    rmSync(path.join(dir, 'smsgw-state'), { recursive: true });
+    Manifest.forgetAll();
+    const damages: StateDamage[] = [];
+    const again = new StateFile<Rec>(dir, 'smsgw-dlr.n1', {
+      kind: 'cursor',
+      onDamage: (d) => damages.push(d),
+    });
+    assert.equal(await again.open(), undefined);
+    assert.equal(damages.length, 1);
+    assert.equal(damages[0]!.kind, 'missing');
+    assert.equal(damages[0]!.file, first.file);
+    // Removed on purpose (a deleted node): off the manifest, so its absence is nothing to tell.
+    await again.save({ cursor: 'y' });
+    await again.remove();
+    Manifest.forgetAll();
+    const third = new StateFile<Rec>(dir, 'smsgw-dlr.n1', {
+      kind: 'cursor',
+      onDamage: (d) => damages.push(d),
+    });
+    assert.equal(await third.open(), undefined);
+    assert.equal(damages.length, 1);
   });
 
   it('delivery tracking: a damaged file keeps the jobs it can read and reports the rest', async () => {
@@ -124,7 +180,8 @@ describe('nodes: state files (durable, private, damaged files copied aside and r
     const text = stateText({ cursor: null, seen: {}, jobs: [job(11), job(12)] });
     mkdirSync(path.join(dir, 'smsgw-state'));
     const file = path.join(dir, 'smsgw-state', 'smsgw-delivery.cfg.json');
-    writeFileSync(file, text.replace('"jobId":12', '"jobId":\u0000'));
+    // One byte of job 12 changed: its line's checksum no longer matches.
+    writeFileSync(file, text.replace('"jobId":12', '"jobId":13'));
     const damaged: StateDamage[] = [];
     const tracker = new DeliveryTracker({
       userDir: dir,
@@ -136,6 +193,7 @@ describe('nodes: state files (durable, private, damaged files copied aside and r
       onDamaged: (d) => damaged.push(d),
     });
     try {
+      await tracker.ready;
       assert.equal(tracker.size, 1);
       assert.equal(damaged.length, 1);
       assert.match(damaged[0]!.kept.join(', '), /jobs \(1 item\)/);
@@ -198,7 +256,10 @@ describe('nodes: a poller with a damaged state file emits what it had collected 
     const aside = names.filter((n) => /^smsgw-inbound\.p1\.json\.damaged-\d+$/.test(n));
     assert.equal(aside.length, 1, names.join(', '));
     assert.equal(readFileSync(path.join(path.dirname(stateFile()), aside[0]!), 'utf8'), text);
-    const saved = JSON.parse(readFileSync(stateFile(), 'utf8')) as { seen: string[]; pending?: unknown[] };
+    const saved = readState(readFileSync(stateFile(), 'utf8')).value as {
+      seen: string[];
+      pending?: unknown[];
+    };
     assert.ok(Array.isArray(saved.seen));
     assert.equal(saved.pending, undefined, 'emitted, so no longer pending');
     assert.equal(mode(stateFile()), 0o600);
@@ -212,6 +273,14 @@ describe('nodes: a poller with a damaged state file emits what it had collected 
     const cut = text.slice(0, text.indexOf('pending 990102'));
     const { payloads } = await startOn(cut);
     assert.deepEqual(payloads, ['pending 990101', 'after the damage']);
+    assertReported(cut);
+  });
+
+  it('cut short (the version before checksums): every pending message whose line is whole is emitted', async () => {
+    const text = legacyStateText({ seen: ['id:990251'], pending: pendingInbound([990251, 990252, 990253]) });
+    const cut = text.slice(0, text.indexOf('pending 990253'));
+    const { payloads } = await startOn(cut);
+    assert.deepEqual(payloads, ['pending 990251', 'pending 990252', 'after the damage']);
     assertReported(cut);
   });
 

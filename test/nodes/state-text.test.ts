@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { readState, stateText } from '../../src/nodes/polling/state-text';
+import { readState, stateText } from '../../src/store/state-text';
+import { legacyStateText } from '../store/legacy-text';
 
 type Rec = Record<string, unknown>;
 
@@ -34,22 +35,42 @@ function assertWholeParts(read: Rec | undefined, state: Rec): void {
   }
 }
 
-// Issue 19 §4: a state file is written one value per line, so a damaged file costs the lines it damaged.
-describe('nodes: state file text (one value per line, read back whole or in part)', () => {
-  it('is JSON with one member, and one item of a list or map, per line', () => {
+/** Every value read back is one of the state's own, whole, in order (a damaged line in the middle drops one item). */
+function assertOwnValues(read: Rec | undefined, state: Rec): void {
+  for (const [key, value] of Object.entries(read ?? {})) {
+    const original = state[key];
+    if (Array.isArray(value)) {
+      assert.ok(Array.isArray(original), key);
+      let at = 0;
+      for (const item of value) {
+        while (at < original.length && JSON.stringify(original[at]) !== JSON.stringify(item)) at++;
+        assert.ok(at < original.length, `${key}: ${JSON.stringify(item)} is one of its own items, in order`);
+        at++;
+      }
+    } else if (value && typeof value === 'object' && !Array.isArray(original)) {
+      for (const [k, v] of Object.entries(value)) assert.deepEqual(v, (original as Rec)[k], `${key}.${k}`);
+    } else assert.deepEqual(value, original, key);
+  }
+}
+
+// A state file is written one record per line, each line with its checksum: a damaged file costs the lines it
+// damaged, and a changed byte is found, never read as another value.
+describe('store: state file text (one sealed record per line, read back whole or in part)', () => {
+  it('one record per line, each sealed with its checksum, a header first and the line count last', () => {
     const state = pendingState();
     const text = stateText(state);
-    assert.deepEqual(JSON.parse(text), state);
     const lines = text.trimEnd().split('\n');
-    assert.equal(lines[0], '{');
-    assert.equal(lines.at(-1), '}');
-    assert.ok(lines.includes('"cursor":"2026-01-02T03:04:05.000Z",'));
-    assert.ok(lines.includes('"empty":[]'));
-    assert.equal(
-      lines.filter((l) => /^\{"payload":/.test(l)).length,
-      3,
-      'each pending record on its own line',
+    assert.ok(
+      lines.every((l) => /\t[0-9a-f]{8}$/.test(l)),
+      'every line sealed',
     );
+    const bodies = lines.map((l) => l.slice(0, -9));
+    assert.equal(bodies[0], '{"smsgw-state":2}');
+    assert.equal(bodies.at(-1), `["end",${lines.length}]`);
+    assert.ok(bodies.includes('["m","cursor","2026-01-02T03:04:05.000Z"]'));
+    assert.ok(bodies.includes('["m","empty",[]]'));
+    assert.ok(bodies.includes('["o","reports","17",1767323045000]'));
+    assert.equal(bodies.filter((l) => l.startsWith('["a","pending",')).length, 3, 'one record per line');
     assert.deepEqual(readState(text), { value: state, damage: undefined, kept: [], lost: [] });
   });
 
@@ -72,47 +93,63 @@ describe('nodes: state file text (one value per line, read back whole or in part
       onlyUndefined: { a: undefined },
     };
     const text = stateText(state);
-    assert.deepEqual(JSON.parse(text), JSON.parse(JSON.stringify(state)));
     assert.deepEqual(readState(text).value, JSON.parse(JSON.stringify(state)));
-    assert.ok(text.includes('\n"17":1,\n"18":2\n'), text);
+    assert.equal(readState(text).damage, undefined);
   });
 
-  it('cut anywhere: what is read is whole and the state own; every record before the cut line is kept', () => {
+  it('cut anywhere: noticed, what is read is whole and the state own; every record before the cut line is kept', () => {
     const state = pendingState();
     const text = stateText(state);
-    const lines = text.split('\n');
     for (let at = 0; at < text.length; at++) {
       const cut = text.slice(0, at);
       const read = readState(cut);
-      // Only the final newline may go unnoticed: the JSON is whole without it.
-      if (read.damage === undefined) assert.deepEqual(read.value, state, `cut at ${at} is noticed`);
+      // Only the final newline may go unnoticed: the last line is whole without it.
+      if (at < text.length - 1) assert.notEqual(read.damage, undefined, `cut at ${at} is noticed`);
       assertWholeParts(read.value, state);
-      // Records whose line (and its comma) is complete before the cut are all kept.
       const whole = cut.split('\n').slice(0, -1);
-      const recordLines = whole.filter((l) => /^\{"payload":/.test(l) && l.endsWith(','));
+      const recordLines = whole.filter((l) => l.startsWith('["a","pending",'));
       assert.ok(
         ((read.value?.pending as unknown[]) ?? []).length >= recordLines.length,
         `cut at ${at}: ${recordLines.length} whole record lines, kept ${JSON.stringify(read.value?.pending)}`,
       );
     }
-    assert.ok(lines.length > 10);
   });
 
-  it('a number cut short on the last line is not trusted, though it parses', () => {
-    const text = stateText({ seen: ['a'], count: 1234 });
-    const read = readState(text.slice(0, text.indexOf('1234') + 2));
-    assert.equal(read.value?.count, undefined);
-    assert.deepEqual(read.value?.seen, ['a']);
-    assert.match(read.lost.join(', '), /unreadable value/);
+  it('one byte changed anywhere: found, the values kept are the state own, only that line is lost', () => {
+    const state = pendingState();
+    const text = stateText(state);
+    const lines = text.split('\n').length - 1;
+    for (let at = 0; at < text.length; at++) {
+      for (const flip of [0x01, 0x20, 0x80]) {
+        const bytes = Buffer.from(text, 'utf8');
+        if (at >= bytes.length) continue;
+        bytes[at] = bytes[at]! ^ flip;
+        const read = readState(bytes.toString('utf8'));
+        assert.notEqual(read.damage, undefined, `byte ${at} ^ ${flip} found`);
+        assertOwnValues(read.value, state);
+        const kept = Object.values(read.value ?? {}).reduce<number>(
+          (n, v) =>
+            n +
+            (Array.isArray(v)
+              ? Math.max(1, v.length)
+              : v && typeof v === 'object'
+                ? Object.keys(v).length || 1
+                : 1),
+          0,
+        );
+        // Header and end line hold no record; a newline changed joins two lines: at most two records lost.
+        assert.ok(kept >= lines - 2 - 2, `byte ${at}: ${kept} records kept of ${lines - 2}`);
+      }
+    }
   });
 
-  it('garbage written over a line costs that line only: the records after it are kept', () => {
+  it('garbage written over a line costs that line only: the records after it are kept, the loss named', () => {
     const state = pendingState();
     const lines = stateText(state).split('\n');
     const i = lines.findIndex((l) => l.includes('second'));
     lines[i] = '\u0000\u0000garbage\u00ff{{{,';
-    const j = lines.findIndex((l) => l.startsWith('"cursor"'));
-    lines[j] = '"cursor":"2026-01-02T0\u0000';
+    const j = lines.findIndex((l) => l.startsWith('["m","cursor"'));
+    lines[j] = '["m","cursor","2026-01-02T0\u0000';
     const read = readState(lines.join('\n'));
     assert.equal(read.damage, 'some lines are unreadable');
     assert.deepEqual(
@@ -128,6 +165,54 @@ describe('nodes: state file text (one value per line, read back whole or in part
       'pending (2 items)',
       'empty (0 items)',
     ]);
+    assert.deepEqual(read.lost, ['1 unreadable item of pending', '1 unreadable line']);
+  });
+
+  it('a file of the version before checksums (JSON, one value per line) is read as it was written', () => {
+    const state = pendingState();
+    assert.deepEqual(readState(legacyStateText(state)), {
+      value: state,
+      damage: undefined,
+      kept: [],
+      lost: [],
+    });
+  });
+
+  it('the version before checksums: cut anywhere, what is read is whole; every record before the cut line is kept', () => {
+    const state = pendingState();
+    const text = legacyStateText(state);
+    for (let at = 0; at < text.length; at++) {
+      const cut = text.slice(0, at);
+      const read = readState(cut);
+      if (read.damage === undefined) assert.deepEqual(read.value, state, `cut at ${at} is noticed`);
+      assertWholeParts(read.value, state);
+      const whole = cut.split('\n').slice(0, -1);
+      const recordLines = whole.filter((l) => /^\{"payload":/.test(l) && l.endsWith(','));
+      assert.ok(((read.value?.pending as unknown[]) ?? []).length >= recordLines.length, `cut at ${at}`);
+    }
+  });
+
+  it('the version before checksums: a number cut short on the last line is not trusted, though it parses', () => {
+    const text = legacyStateText({ seen: ['a'], count: 1234 });
+    const read = readState(text.slice(0, text.indexOf('1234') + 2));
+    assert.equal(read.value?.count, undefined);
+    assert.deepEqual(read.value?.seen, ['a']);
+    assert.match(read.lost.join(', '), /unreadable value/);
+  });
+
+  it('the version before checksums: garbage over a line costs that line only', () => {
+    const state = pendingState();
+    const lines = legacyStateText(state).split('\n');
+    const i = lines.findIndex((l) => l.includes('second'));
+    lines[i] = '\u0000\u0000garbage\u00ff{{{,';
+    const j = lines.findIndex((l) => l.startsWith('"cursor"'));
+    lines[j] = '"cursor":"2026-01-02T0\u0000';
+    const read = readState(lines.join('\n'));
+    assert.equal(read.damage, 'some lines are unreadable');
+    assert.deepEqual(
+      (read.value?.pending as Rec[]).map((p) => p.topic),
+      ['+4917012377001', '+4917012377003'],
+    );
     assert.deepEqual(read.lost, ['1 unreadable item of pending', '1 unreadable value (cursor)']);
   });
 

@@ -56,7 +56,7 @@ describe('budget: in front of the outbox (hold, retries, restart)', () => {
     settings: BudgetSettings,
     send: OutboxSender,
   ): Promise<{ box: Outbox; budget: Budget; calls: () => number; attempts: () => number }> {
-    const budget = new Budget(settings, await FileLedger.open(path.join(dir, 'budget.json')), clock);
+    const budget = new Budget(settings, await FileLedger.open(dir, 'cfg'), clock);
     let calls = 0;
     let attempts = 0;
     const counted: OutboxSender = (entry, options) => {

@@ -89,7 +89,7 @@ describe('budget windows: rolling hour, local day and month', () => {
   it('a daily limit resets at local midnight, on the day the clocks change too', () =>
     inZone('Europe/Berlin', async () => {
       const c = clock(Date.parse('2024-03-31T23:58:00+02:00'));
-      const budget = new Budget({ limits: { day: 3 } }, await FileLedger.open(undefined), c);
+      const budget = new Budget({ limits: { day: 3 } }, await FileLedger.open(undefined, 'cfg'), c);
       for (const k of ['a', 'b', 'c']) await budget.reserve(k, 1);
       const refused = await budget.reserve('d', 1).catch((e: unknown) => e);
       assert.equal((refused as { code?: string }).code, 'BUDGET');
@@ -110,7 +110,11 @@ describe('budget windows: rolling hour, local day and month', () => {
   it('a monthly limit resets at the first local midnight of the next month; the day before does not reset it', () =>
     inZone('Europe/Berlin', async () => {
       const c = clock(Date.parse('2024-10-30T10:00:00+01:00'));
-      const budget = new Budget({ limits: { month: 2, day: 10 } }, await FileLedger.open(undefined), c);
+      const budget = new Budget(
+        { limits: { month: 2, day: 10 } },
+        await FileLedger.open(undefined, 'cfg'),
+        c,
+      );
       await budget.reserve('a', 1);
       c.set(Date.parse('2024-10-31T10:00:00+01:00'));
       await budget.reserve('b', 1);
@@ -128,7 +132,7 @@ describe('budget windows: rolling hour, local day and month', () => {
 
   it("the rolling hour frees a send's count an hour after it, and the error says from when", async () => {
     const c = clock(Date.parse('2024-05-03T10:00:00.250Z'));
-    const budget = new Budget({ limits: { hour: 2 } }, await FileLedger.open(undefined), c);
+    const budget = new Budget({ limits: { hour: 2 } }, await FileLedger.open(undefined, 'cfg'), c);
     await budget.reserve('a', 1);
     c.add(20 * 60_000);
     await budget.reserve('b', 1);

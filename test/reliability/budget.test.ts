@@ -19,7 +19,8 @@ import * as path from 'node:path';
 import { findOperation } from '../../src/catalogue';
 import { Budget, BudgetError, type BudgetEvent } from '../../src/reliability/budget';
 import { sendCost } from '../../src/reliability/budget-cost';
-import { FileLedger } from '../../src/reliability/budget-file';
+import { FileLedger, type FileLedgerOptions } from '../../src/reliability/budget-file';
+import { Manifest, type StateDamage } from '../../src/store';
 
 const op = (service: 'send' | 'legacy', name: string) => findOperation(service, name)!;
 
@@ -30,7 +31,10 @@ describe('budget: the spending guard', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const open = (name = 'budget.json'): Promise<FileLedger> => FileLedger.open(path.join(dir, 'state', name));
+  const open = (id = 'cfg', options: FileLedgerOptions = {}): Promise<FileLedger> =>
+    FileLedger.open(dir, id, options);
+  const countFile = (id = 'cfg'): string => path.join(dir, 'smsgw-state', `budget.${id}.json`);
+  beforeEach(() => Manifest.forgetAll());
 
   it('32 concurrent sends near the limit: exactly as many as fit are counted, the rest refused (file ledger)', async () => {
     const budget = new Budget({ limits: { day: 50 } }, await open());
@@ -118,7 +122,7 @@ describe('budget: the spending guard', () => {
   });
 
   it('counts survive a restart: the file (mode 600 in a 700 directory) holds counts, flags and pending reservations', async () => {
-    const file = path.join(dir, 'state', 'budget.json');
+    const file = countFile();
     const first = new Budget({ limits: { day: 50, month: 500 } }, await open());
     for (let i = 0; i < 30; i++) await first.reserve(`k${i}`, 1);
     // No close: a kill -9 after the reservations resolved loses nothing of them.
@@ -148,37 +152,128 @@ describe('budget: the spending guard', () => {
   });
 
   it('opening narrows a wider directory to 700 and removes the temp file of a write a crash cut short', async () => {
-    const state = path.join(dir, 'state');
+    const state = path.join(dir, 'smsgw-state');
     mkdirSync(state, { mode: 0o755 });
     chmodSync(state, 0o755);
-    writeFileSync(path.join(state, 'budget.json.tmp-999999999-1'), '{"version":1,"ho');
-    await open();
+    writeFileSync(path.join(state, 'budget.cfg.json.tmp-999999999-1'), '{"version":1,"ho');
+    const budget = new Budget({ limits: { day: 5 } }, await open());
+    await budget.reserve('a', 1);
     assert.equal(statSync(state).mode & 0o777, 0o700);
-    assert.deepEqual(readdirSync(state), []);
+    assert.deepEqual(readdirSync(state), ['budget.cfg.json']);
+    assert.equal(statSync(countFile()).mode & 0o777, 0o600);
   });
 
-  it('a damaged file is copied aside and said; counting starts again (never silently)', async () => {
-    const file = path.join(dir, 'state', 'budget.json');
-    (await open()).close();
-    writeFileSync(file, '{"version":1,"hour":[[1,2]],"days":{"2024-01-0', { mode: 0o600 });
-    const ledger = await open();
-    assert.equal(ledger.warnings.length, 1);
-    assert.match(
-      ledger.warnings[0]!,
-      /cannot be read .*copied to budget\.json\.damaged-\d+; counting starts again from zero/,
+  it('a damaged count file: copied aside and told, the counts lost: every send refused until a person confirms', async () => {
+    const first = new Budget({ limits: { day: 10 } }, await open());
+    for (let i = 0; i < 3; i++) await first.reserve(`a${i}`, 1);
+    await first.close();
+    // One byte changed: found by its checksum, never read as another count.
+    const text = readFileSync(countFile(), 'utf8');
+    writeFileSync(countFile(), text.replace('"count":3', '"count":1'));
+    const damaged: StateDamage[] = [];
+    const budget = new Budget(
+      { limits: { day: 10 } },
+      await open('cfg', { onDamage: (d) => damaged.push(d) }),
     );
-    const aside = readdirSync(path.dirname(file)).find((f) => f.startsWith('budget.json.damaged-'));
-    assert.ok(aside);
-    assert.match(readFileSync(path.join(path.dirname(file), aside), 'utf8'), /^\{"version":1/);
+    assert.equal(damaged.length, 1);
+    assert.equal(damaged[0]!.kind, 'damaged');
+    const aside = readdirSync(path.dirname(countFile())).find((f) =>
+      f.startsWith('budget.cfg.json.damaged-'),
+    );
+    assert.ok(aside, 'copied aside');
+    assert.equal(statSync(path.join(path.dirname(countFile()), aside)).mode & 0o777, 0o600);
+    const lost: unknown[] = [];
+    budget.on('lost', (l) => lost.push(l));
+    await assert.rejects(budget.reserve('b', 1), (e: BudgetError) => {
+      assert.equal(e.code, 'BUDGET');
+      assert.match(e.message, /counts were lost \(the count file was damaged .*budget\.cfg\.json\).*confirm/);
+      return true;
+    });
+    assert.equal(lost.length, 1, 'the loss is told once');
+    assert.deepEqual(
+      (await budget.windows(true)).map((w) => w.count),
+      [10],
+      'the day counts as spent up to its limit',
+    );
+  });
+
+  it('a count file deleted while Node-RED was down: the counts lost, not a fresh start (on main: 20 sent against 10)', async () => {
+    const first = new Budget({ limits: { day: 10 } }, await open());
+    for (let i = 0; i < 10; i++) await first.reserve(`a${i}`, 1);
+    await assert.rejects(first.reserve('over', 1), /daily limit of 10 reached/);
+    await first.close();
+    rmSync(countFile());
+    Manifest.forgetAll();
+    const damaged: StateDamage[] = [];
+    const budget = new Budget(
+      { limits: { day: 10 } },
+      await open('cfg', { onDamage: (d) => damaged.push(d) }),
+    );
+    let sent = 0;
+    for (let i = 0; i < 10; i++)
+      await budget.reserve(`b${i}`, 1).then(
+        () => sent++,
+        () => undefined,
+      );
+    assert.equal(sent, 0, 'nothing more billed the same day');
+    assert.deepEqual(
+      damaged.map((d) => [d.kind, d.file]),
+      [['missing', countFile()]],
+    );
+    // A restart before anyone confirmed still refuses: the loss is on disk.
+    await budget.close();
+    Manifest.forgetAll();
+    const again = new Budget({ limits: { day: 10 } }, await open());
+    await assert.rejects(again.reserve('c', 1), /counts were lost \(the count file is missing/);
+    // A person confirms: counted from there on, and a restart does not ask again.
+    const confirmed: unknown[] = [];
+    again.on('confirmed', (c) => confirmed.push(c));
+    await again.confirmLost('editor (admin)');
+    assert.equal(confirmed.length, 1);
+    assert.equal((await again.reserve('d', 1)).result, 'reserved');
+    await again.close();
+    const third = new Budget({ limits: { day: 10 } }, await open());
+    assert.equal(third.lost, undefined);
+    assert.equal((await third.reserve('e', 1)).result, 'reserved');
+    assert.equal((await third.windows(true))[0]!.count, 2);
+  });
+
+  it('a clock set back keeps the window: 10 sent at 00:30, a restart at 22:30 the day before sends none (on main: 10 more)', async () => {
+    const t0 = new Date(2024, 4, 3, 0, 30).getTime();
+    const clock = { t: t0, now: () => clock.t };
+    const first = new Budget({ limits: { day: 10, hour: 100 } }, await open(), clock);
+    for (let i = 0; i < 10; i++) await first.reserve(`a${i}`, 1);
+    await first.close();
+    clock.t = new Date(2024, 4, 2, 22, 30).getTime();
+    const budget = new Budget({ limits: { day: 10, hour: 100 } }, await open(), clock);
+    let sent = 0;
+    for (let i = 0; i < 10; i++)
+      await budget.reserve(`b${i}`, 1).then(
+        () => sent++,
+        () => undefined,
+      );
+    assert.equal(sent, 0);
+    const windows = await budget.windows(true);
+    assert.deepEqual(
+      windows.map((w) => [w.window, w.count]),
+      [
+        ['hour', 10],
+        ['day', 10],
+      ],
+      'the hour keeps the counts "from the future" too',
+    );
+    // Once the clock passes the day counted in, the next day opens as usual.
+    clock.t = new Date(2024, 4, 4, 0, 1).getTime();
+    assert.equal((await budget.reserve('c', 1)).result, 'reserved');
   });
 
   it('a count that cannot be stored refuses the send (not counted, nothing sent)', async () => {
     const budget = new Budget({ limits: { day: 5 } }, await open());
     await budget.reserve('a', 1);
     // The directory is gone and a file stands in its place: no write can succeed (also as root).
-    rmSync(path.join(dir, 'state'), { recursive: true });
-    writeFileSync(path.join(dir, 'state'), 'not a directory');
-    await assert.rejects(budget.reserve('b', 1), /ENOTDIR/);
+    rmSync(path.join(dir, 'smsgw-state'), { recursive: true });
+    writeFileSync(path.join(dir, 'smsgw-state'), 'not a directory');
+    await assert.rejects(budget.reserve('b', 1), /cannot save .*budget\.cfg\.json: (ENOTDIR|EEXIST)/);
     assert.equal((await budget.windows(true))[0]!.count, 1);
   });
 

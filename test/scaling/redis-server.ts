@@ -4,7 +4,7 @@
  * coordination needs of a production Redis: docs/scaling.md).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, start, type Started } from '../../scripts/lib/proc';
@@ -20,6 +20,8 @@ export interface RedisServer {
   /** Stops the server (SIGTERM) and keeps it down until start() (which does nothing while it runs). */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Stops it, removes its data (as a Redis without persistence, or a lost disk) and starts it, same port. */
+  restartEmpty(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -84,6 +86,11 @@ export async function startRedisServer(): Promise<RedisServer> {
     stop,
     async start() {
       if (!proc?.alive()) await launch();
+    },
+    async restartEmpty() {
+      await stop();
+      for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true });
+      await launch();
     },
     async close() {
       await stop();

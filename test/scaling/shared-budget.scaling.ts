@@ -5,7 +5,12 @@
  * shares its count with another instance and keeps it over a restart.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { KeySpace } from '../../src/coordination/key-space';
 import { RedisLink } from '../../src/coordination/redis-link';
+import { Manifest, StateFile } from '../../src/store';
 import { SharedBudgetLedger } from '../../src/coordination/shared-budget';
 import { Budget, type BudgetEvent } from '../../src/reliability/budget';
 import { BudgetBook, type ReserveRequest } from '../../src/reliability/budget-ledger';
@@ -124,6 +129,108 @@ describe('shared spending guard (real redis-server)', function () {
         );
       }
     }
+  });
+
+  /** Tries `n` sends alternating over the instances: how many were counted (billed). */
+  async function billed(instances: Budget[], n: number, tag: string): Promise<number> {
+    let counted = 0;
+    for (let i = 0; i < n; i++)
+      await instances[i % instances.length]!.reserve(`${tag}-${i}`, 1).then(
+        () => counted++,
+        (e: { code?: string }) => assert.equal(e.code, 'BUDGET'),
+      );
+    return counted;
+  }
+
+  const until = async (check: () => boolean, what: string): Promise<void> => {
+    for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(check(), what);
+  };
+
+  // On the version before: 20 more billed after the restart (30 against a cap of 20), the guard said 20, no log line.
+  it('Redis restarted empty while two instances run: the counts are lost, nothing more billed until a person confirms', async () => {
+    const base = `e${Date.now().toString(36)}:cfg:budget`;
+    const links = [await link('ea:'), await link('eb:')];
+    const instances = links.map((l) => new Budget({ limits: { day: 20 } }, new SharedBudgetLedger(l, base)));
+    const lost: unknown[] = [];
+    instances.forEach((b) => b.on('lost', (l) => lost.push(l)));
+    assert.equal(await billed(instances, 10, 'before'), 10);
+    await redis.stop();
+    // Away: the guard fails closed (not counted, not sent).
+    await assert.rejects(instances[0]!.reserve('away', 1), (e: { code?: string }) => e.code === 'NETWORK');
+    await redis.restartEmpty();
+    await until(() => links.every((l) => l.up), 'both reconnected');
+    assert.equal(await billed(instances, 20, 'after'), 0, 'nothing billed on counts read as 0');
+    assert.equal(lost.length, 2, 'each instance tells the loss once');
+    for (const b of instances)
+      assert.deepEqual(
+        (await b.windows(true)).map((w) => w.count),
+        [20],
+      );
+    // A person confirms on one instance: both count on from there (the other takes the confirmed key space).
+    await instances[0]!.confirmLost('the editor (admin)');
+    assert.equal(await billed(instances, 4, 'confirmed'), 4);
+    assert.deepEqual(
+      (await instances[1]!.windows(true)).map((w) => w.count),
+      [4],
+    );
+  });
+
+  it('Redis emptied while both instances were down: the epoch each remembered in its state file tells after the restart', async () => {
+    const prefix = `d${Date.now().toString(36)}:`;
+    const dirs = [
+      mkdtempSync(path.join(tmpdir(), 'smsgw-ks-')),
+      mkdtempSync(path.join(tmpdir(), 'smsgw-ks-')),
+    ];
+    try {
+      const start = async (): Promise<Budget[]> => {
+        Manifest.forgetAll();
+        return Promise.all(
+          dirs.map(async (dir) => {
+            const l = await link(prefix);
+            const local = new StateFile<{ base?: string; epoch?: string }>(dir, 'smsgw-redis.cfg', {
+              kind: 'keyspace',
+            });
+            const keySpace = new KeySpace(l, `${prefix}cfg`, local);
+            return new Budget(
+              { limits: { day: 20 } },
+              new SharedBudgetLedger(l, `${prefix}cfg:budget`, keySpace),
+            );
+          }),
+        );
+      };
+      const first = await start();
+      assert.equal(await billed(first, 10, 'before'), 10);
+      // Both stop (their epoch on disk), Redis loses its data meanwhile, both start again.
+      await new Promise((r) => setTimeout(r, 100));
+      await redis.restartEmpty();
+      const second = await start();
+      await until(() => true, 'started');
+      assert.equal(await billed(second, 20, 'after'), 0);
+      assert.ok(second.every((b) => b.lost !== undefined));
+      assert.match(second[0]!.lost!.why, /Redis lost its data/);
+    } finally {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it('a clock set back keeps the day (the Lua script as the file ledger): 10 at 00:30, none at 22:30 the day before', async () => {
+    const ledger = new SharedBudgetLedger(await link('c:'), `c${Date.now().toString(36)}:budget`);
+    const req = (key: string, now: number, day: string): ReserveRequest => ({
+      key,
+      cost: 1,
+      now,
+      day,
+      month: '2024-05',
+      limits: { day: 10 },
+      warnAt: {},
+    });
+    const t = Date.parse('2024-05-03T00:30:00Z');
+    for (let i = 0; i < 10; i++)
+      assert.equal((await ledger.reserve(req(`a${i}`, t, '2024-05-03'))).result, 'reserved');
+    const back = t - 2 * 3_600_000;
+    assert.equal((await ledger.reserve(req('b', back, '2024-05-02'))).result, 'refused');
+    assert.equal((await ledger.counts(back, '2024-05-02', '2024-05')).day, 10);
   });
 
   describe('a send node of a coordinating config', () => {

@@ -118,6 +118,31 @@ export function registerAdminRoutes(RED: NodeAPI): void {
     },
   );
 
+  // After the counts were lost (a count file missing or damaged, Redis emptied), a person confirms them: every
+  // send was refused until then. Logged with who confirmed; survives a restart (the ledger writes it down).
+  app.post(
+    '/smsgw-config/:id/budget/confirm',
+    RED.auth.needsPermission('smsgw-config.write'),
+    (req: Request, res: Response) => {
+      const budget = hostOf(String(req.params.id))?.budget;
+      if (!budget) {
+        res
+          .status(404)
+          .json({ message: 'no spending limit is set on this configuration (or it is not deployed)' });
+        return;
+      }
+      const user = (req as Request & { user?: { username?: unknown } }).user?.username;
+      const by = typeof user === 'string' && user !== '' ? `the editor (${user})` : 'the editor';
+      void budget
+        .confirm(by)
+        .then(() => budget.snapshot())
+        .then(
+          (r) => res.json(r),
+          (e: unknown) => res.status(500).json({ message: e instanceof Error ? e.message : String(e) }),
+        );
+    },
+  );
+
   // Test connection sends a request with the dialog's values to any address: the right to deploy flows
   // (which can do as much) is needed besides the config node's own.
   app.post(

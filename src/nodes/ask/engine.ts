@@ -10,11 +10,24 @@
  *   - the wait of a step is a time in the store (stepAt + waitMs): after a restart it ends when it would have.
  * Only the holder acts (one instance; under Redis coordination the one reading the gateway's inbound messages);
  * its writes are fenced by its hold. All changes run one at a time.
+ *
+ * A store that cannot write (disk full, EIO, the file's path taken by a directory): the change stays in memory
+ * and the engine waits for it to be written (the store tries again on its own), so nothing follows from it, no SMS
+ * and no output, and no other change runs meanwhile: no step timer can pass on a question whose answer waits to
+ * be saved. Once it is written the engine carries on from exactly there. A reply taken while the store cannot
+ * write is kept by the reader (take() rejects as soon as the store says it cannot write) and offered again; its
+ * key is remembered, so the reply is applied once: the reader drops it once the change it made is on disk. If
+ * Node-RED stops meanwhile, the file still holds the question as it was and the reader still owes the reply,
+ * which answers it after the restart (steps overdue then wait for the first read of replies).
+ * Why this rather than changing a copy and keeping it only once saved: a copy kept aside would let the step timer
+ * move the question on from the old state while the answer waits, and the order of the two would depend on
+ * which write the disk takes first.
  */
 import { randomBytes } from 'node:crypto';
 import { counted } from '../../count';
 import { createReference } from '../../reliability/reference';
 import { safeText } from '../../text/untrusted';
+import { StoreWriteError } from '../../store';
 import { freeCode, recentlyFreed } from './codes';
 import { IgnoredReplies } from './ignored-replies';
 import { lastJobId, matchReply, type Reply } from './match';
@@ -90,6 +103,8 @@ const MAX_TIMER_MS = 60_000;
 export const AWAY_MS = 7 * 86_400_000;
 /** Longest wait for the first read before overdue steps go. */
 const FIRST_READ_WAIT_MS = 10_000;
+/** Keys of replies taken, remembered so one offered again (its change was not on disk yet) is applied once. */
+const MAX_APPLIED = 2000;
 
 class NotHolder extends Error {}
 
@@ -108,6 +123,8 @@ export class AskEngine {
   private readDone = true;
   /** The lines about ignored replies: one per number per minute. */
   private readonly ignored: IgnoredReplies;
+  /** Keys of the replies applied by this holder (oldest first). */
+  private readonly applied = new Set<string>();
 
   constructor(private readonly deps: EngineDeps) {
     this.clock = deps.clock ?? realClock;
@@ -168,19 +185,48 @@ export class AskEngine {
     void this.run(() => this.readInbox());
   }
 
-  /** Replies from the gateway, in order. Resolves once what they changed is durable; rejects when not the holder. */
+  /**
+   * Replies from the gateway, in order. Resolves once what they changed is durable; rejects when not the holder,
+   * and as soon as the store cannot write (the reader keeps them and offers them again; a reply applied already
+   * is recognised by its key then, and not applied twice).
+   */
   take(replies: readonly Reply[]): Promise<void> {
-    return this.run(async () => {
+    const store = this.deps.store;
+    if (store.problem) {
+      // Each offer tries the disk again (the store retries on its own too, ever less often).
+      void store.retryNow?.();
+      return Promise.reject(new StoreWriteError(store.problem));
+    }
+    const work = this.run(async () => {
       if (!this.holding) throw new NotHolder('this instance does not hold the questions now');
-      for (const r of replies) await this.answer(r);
+      for (const r of replies) {
+        if (this.applied.has(r.key)) continue;
+        this.remember(r.key);
+        await this.answer(r);
+      }
       this.schedule();
     }, true);
+    if (!store.watch) return work;
+    return new Promise<void>((resolve, reject) => {
+      const off = store.watch!((problem) => {
+        if (problem) reject(new StoreWriteError(problem));
+      });
+      work.then(resolve, reject).finally(off);
+    });
+  }
+
+  private remember(key: string): void {
+    this.applied.add(key);
+    if (this.applied.size > MAX_APPLIED) this.applied.delete(this.applied.values().next().value!);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     this.ignored.close();
     this.deps.authority.dispose?.();
+    // A change waiting for a store that cannot write gets one last try; if it fails, what waited for it stops
+    // (the file keeps the questions as they were: the replies not on disk are offered again after the restart).
+    if (this.deps.store.close) await this.deps.store.close().catch(() => undefined);
     await this.run(async () => this.drop());
     await this.deps.store.flush().catch(() => undefined);
   }
@@ -190,6 +236,8 @@ export class AskEngine {
     const next = this.chain.then(work);
     this.chain = next.catch((err: unknown) => {
       if (err instanceof NotHolder) return this.drop();
+      // The store told it already (once), and tries again on its own.
+      if (err instanceof StoreWriteError) return;
       this.deps.warn(`ask: ${safeText(err instanceof Error ? err.message : err, 2000)}`);
     });
     return rethrow ? next : this.chain;
@@ -250,6 +298,8 @@ export class AskEngine {
   /** Lost the hold (or closing): forget everything; whoever holds next loads it from the store. */
   private drop(): void {
     this.hold = undefined;
+    // The next holder loads the questions as the store has them: replies not on disk are offered again.
+    this.applied.clear();
     for (const c of this.sending.values()) c.abort();
     this.sending.clear();
     this.questions.clear();

@@ -8,7 +8,7 @@
  * With "Coordinate instances through Redis" the questions live in Redis and the instance holding the lease of the
  * inbound reader acts on them (it is the one the replies reach); the others hand questions and cancellations in.
  */
-import type { NodeAPI } from 'node-red';
+import type { Node, NodeAPI } from 'node-red';
 import { findOperation } from '../../catalogue';
 import type { Lease } from '../../coordination/lease';
 import { GatewayError } from '../../errors';
@@ -17,7 +17,8 @@ import type { SmsgwConfigNode } from '../config/config-node';
 import { sendOutcome } from '../send/results';
 import { sendMessage } from '../send/send-path';
 import { INBOUND } from '../polling/queue-kinds';
-import { damageParams, type StateDamage } from '../polling/state-file';
+import { damageParams, type StateDamage, type StoreProblem } from '../../store';
+import { reportStoreProblem } from '../common/state';
 import { AskEngine, type AskNodeHandle, type Authority } from './engine';
 import { numberKey } from './numbers';
 import type { AskSms, CancelRequest, Question } from './question';
@@ -36,8 +37,8 @@ const RESTORED_KEEP_MS = 10 * 60_000;
 export interface AskNodeBinding extends AskNodeHandle {
   /** How often replies are read while its questions are open. */
   intervalMs: number;
-  /** One error line in the log, naming the node. */
-  error(text: string): void;
+  /** The node: its log lines (and a Catch node, for an error with a msg) name it. */
+  node: Node;
 }
 
 const SEND_SMS = findOperation('send', 'SendSMS')!;
@@ -93,6 +94,7 @@ export class AskHub {
   private readonly unsubscribeRestored: (() => void) | undefined;
   private closing: Promise<void> | undefined;
   private lastPollError: string | undefined;
+  private storeTrouble: StoreProblem | undefined;
 
   private constructor(
     private readonly RED: NodeAPI,
@@ -109,8 +111,11 @@ export class AskHub {
       this.store = new RedisAskStore(coordination.link, lease.key, coordination.key('smsgw-ask'), dropped);
       authority = new LeaseAuthority(lease);
     } else {
-      const damaged = (d: StateDamage): void => this.report(damagedText(RED, d));
-      this.store = new FileAskStore(userDirOf(RED), config.id, damaged, dropped);
+      this.store = new FileAskStore(userDirOf(RED), config.id, {
+        onDamaged: (d) => this.report(damagedText(RED, d)),
+        onDropped: dropped,
+        onProblem: (p) => this.storeProblem(p),
+      });
     }
     this.engine = new AskEngine({
       store: this.store,
@@ -165,11 +170,30 @@ export class AskHub {
     return hub;
   }
 
+  /** The first ask node (its log lines name it), or the config node when none runs yet. */
+  private first(): Node {
+    return this.nodes.values().next().value?.node ?? (this.config as unknown as Node);
+  }
+
   /** One error line in the log, on the first ask node (the config node's when none runs yet). */
   private report(text: string): void {
-    const first = this.nodes.values().next().value;
-    if (first) first.error(text);
-    else this.config.error(text);
+    this.first().error(text);
+  }
+
+  /**
+   * The questions cannot be saved (told once, an error a Catch node of the first ask node hears), or can again
+   * (one log line): every ask node shows it meanwhile (a red ring), and nothing follows from a change until then.
+   */
+  private storeProblem(p: StoreProblem | undefined): void {
+    const last = this.storeTrouble;
+    this.storeTrouble = p;
+    reportStoreProblem(this.RED, this.first(), p, last);
+    for (const n of this.nodes.values()) n.changed();
+  }
+
+  /** Why the questions cannot be read or saved now (the nodes show it), or undefined. */
+  get saveProblem(): StoreProblem | undefined {
+    return this.storeTrouble;
   }
 
   /** Why questions cannot be kept or answered here, or undefined. */
@@ -321,7 +345,10 @@ export class AskHub {
 const droppedText = (RED: NodeAPI, count: number, where: string): string =>
   RED._('@smsgw/node-red-sms-gateway/smsgw-ask:smsgw-ask.errors.questionsDropped', { count, where });
 const damagedText = (RED: NodeAPI, d: StateDamage): string =>
-  RED._('@smsgw/node-red-sms-gateway/smsgw-ask:smsgw-ask.errors.stateDamaged', damageParams(d));
+  RED._(
+    `@smsgw/node-red-sms-gateway/smsgw-ask:smsgw-ask.errors.${d.kind === 'missing' ? 'stateMissing' : 'stateDamaged'}`,
+    damageParams(d),
+  );
 
 function outcome(o: { result?: unknown; error?: unknown }): number | undefined {
   if (o.error !== undefined) throw o.error;

@@ -5,7 +5,7 @@
  * or a cancellation (the inbox), which the holder takes from there.
  */
 import type { Hold } from '../../coordination/lease';
-import { StateFile, type StateDamage } from '../polling/state-file';
+import { StateFile, type RetryTimers, type StateDamage, type StoreProblem } from '../../store';
 import { isQuestion } from './check';
 import { recentlyFreed } from './codes';
 import type { CancelRequest, Question } from './question';
@@ -27,11 +27,14 @@ export interface AskStore {
   /** Human-readable place, for logs. */
   readonly where: string;
   load(): Promise<AskState>;
-  /** Writes a question; `taken`: it came from the inbox, which drops it. False: this instance is not the holder. */
+  /**
+   * Writes a question; `taken`: it came from the inbox, which drops it. False: this instance is not the holder.
+   * Resolves once it is durable: a file that cannot be written is tried again until it can (see `problem`).
+   */
   put(hold: Hold, q: Question, taken?: boolean): Promise<boolean>;
-  /** Drops a closed question (and from the inbox) and notes its code as freed at `freedAt`. */
+  /** Drops a closed question (and from the inbox) and notes its code as freed at `freedAt`; durable as put(). */
   remove(hold: Hold, q: Question, freedAt: number): Promise<boolean>;
-  /** Hands in a new question (any instance). Resolves once it is durable. */
+  /** Hands in a new question (any instance). Resolves once it is durable; rejects when it cannot be stored. */
   submit(q: Question): Promise<void>;
   requestCancel(c: CancelRequest): Promise<void>;
   inbox(): Promise<Inbox>;
@@ -39,6 +42,14 @@ export interface AskStore {
   cancelDone(hold: Hold, key: string): Promise<boolean>;
   /** Waits for writes under way. */
   flush(): Promise<void>;
+  /** Why the questions cannot be saved now (nothing follows from a change until they can), or undefined. */
+  readonly problem?: StoreProblem | undefined;
+  /** Tells `listener` when saving starts failing and when it works again. */
+  watch?(listener: (problem: StoreProblem | undefined) => void): () => void;
+  /** Tries a failing write again now. */
+  retryNow?(): Promise<void>;
+  /** One last write of what is unsaved; no more retries. */
+  close?(): Promise<void>;
 }
 
 interface FileShape {
@@ -73,87 +84,135 @@ function readShape(raw: unknown): { shape: FileShape; dropped: number } {
   return { shape, dropped };
 }
 
+export interface FileAskStoreOptions {
+  /** The file could not be read whole (copied aside, what could be read is used), or is missing. */
+  onDamaged?: (damage: StateDamage) => void;
+  /** So many questions in it could not be used (left out). */
+  onDropped?: (count: number) => void;
+  /** It cannot be read or saved (told once), or can again (undefined). */
+  onProblem?: (problem: StoreProblem | undefined) => void;
+  /** The file's retry timers (tests drive them by hand). */
+  timers?: RetryTimers;
+}
+
 /**
- * One instance: `<userDir>/smsgw-state/smsgw-ask.<config id>.json`, written as every state file is (temp file,
- * fsync, rename; state-file.ts), before anything is sent for a change. Without a user directory: memory only.
+ * One instance: `<userDir>/smsgw-state/smsgw-ask.<config id>.json`, written through the store (src/store) before
+ * anything is sent or output for a change. A change the file cannot take (disk full, a directory in its place)
+ * stays in memory and the engine waits for it (put and remove resolve once it is on disk, tried again on their own);
+ * a new question or cancellation that cannot be stored is refused (its msg fails) and not kept. Without a user
+ * directory: memory only.
  */
 export class FileAskStore implements AskStore {
   private readonly file: StateFile<FileShape>;
   readonly where: string;
-  private shape: FileShape | undefined;
+  private opened: Promise<FileShape> | undefined;
+  private readonly listeners = new Set<(problem: StoreProblem | undefined) => void>();
 
-  /**
-   * `onDamaged`: the file could not be read whole (copied aside, what could be read is used); `onDropped`: so many
-   * questions in it could not be used (left out).
-   */
   constructor(
     userDir: string | undefined,
     configId: string,
-    private readonly onDamaged?: (damage: StateDamage) => void,
-    private readonly onDropped?: (count: number) => void,
+    private readonly options: FileAskStoreOptions = {},
   ) {
-    this.file = new StateFile<FileShape>(userDir, 'smsgw-ask', configId);
-    this.where = this.file.file ?? 'memory';
+    this.file = new StateFile<FileShape>(userDir, `smsgw-ask.${configId}`, {
+      kind: 'ask',
+      onDamage: (d) => options.onDamaged?.(d),
+      onProblem: (p) => {
+        options.onProblem?.(p);
+        for (const l of this.listeners) l(p);
+      },
+      ...(options.timers ? { timers: options.timers } : {}),
+    });
+    this.where = this.file.where;
   }
 
-  private get state(): FileShape {
-    if (!this.shape) {
-      const read = readShape(this.file.load());
-      this.shape = read.shape;
-      if (this.file.damage) this.onDamaged?.(this.file.damage);
-      if (read.dropped > 0) this.onDropped?.(read.dropped);
-    }
-    return this.shape;
+  get problem(): StoreProblem | undefined {
+    return this.file.problem;
   }
 
-  private save(): Promise<void> {
-    return this.file.save(this.state);
+  watch(listener: (problem: StoreProblem | undefined) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
-  load(): Promise<AskState> {
-    const s = this.state;
-    return Promise.resolve({ questions: Object.values(s.questions), freed: { ...s.freed } });
+  /** Tries a failing write again now (tests; it is tried again on its own). */
+  retryNow(): Promise<void> {
+    return this.file.retryNow();
+  }
+
+  private shape(): Promise<FileShape> {
+    this.opened ??= this.file.open().then((raw) => {
+      const read = readShape(raw);
+      if (read.dropped > 0) this.options.onDropped?.(read.dropped);
+      return read.shape;
+    });
+    return this.opened;
+  }
+
+  async load(): Promise<AskState> {
+    const s = await this.shape();
+    return { questions: Object.values(s.questions).map((q) => structuredClone(q)), freed: { ...s.freed } };
   }
 
   async put(_hold: Hold, q: Question, taken = false): Promise<boolean> {
-    const s = this.state;
+    const s = await this.shape();
     s.questions[q.id] = structuredClone(q);
     if (taken) delete s.inbox[q.id];
-    await this.save();
+    await this.file.durable(s);
     return true;
   }
 
   async remove(_hold: Hold, q: Question, freedAt: number): Promise<boolean> {
-    const s = this.state;
+    const s = await this.shape();
     delete s.questions[q.id];
     delete s.inbox[q.id];
     if (q.code) s.freed = { ...recentlyFreed(s.freed, freedAt), [q.code]: freedAt };
-    await this.save();
+    await this.file.durable(s);
     return true;
   }
 
   async submit(q: Question): Promise<void> {
-    this.state.inbox[q.id] = structuredClone(q);
-    await this.save();
+    const s = await this.shape();
+    s.inbox[q.id] = structuredClone(q);
+    try {
+      await this.file.save(s);
+    } catch (e) {
+      // Not stored, not accepted: it must not come back with the next write that works.
+      delete s.inbox[q.id];
+      throw e;
+    }
   }
 
   async requestCancel(c: CancelRequest): Promise<void> {
-    this.state.cancels[c.key] = c;
-    await this.save();
+    const s = await this.shape();
+    s.cancels[c.key] = c;
+    try {
+      await this.file.save(s);
+    } catch (e) {
+      delete s.cancels[c.key];
+      throw e;
+    }
   }
 
-  inbox(): Promise<Inbox> {
-    const s = this.state;
-    return Promise.resolve({ questions: Object.values(s.inbox), cancels: Object.values(s.cancels) });
+  async inbox(): Promise<Inbox> {
+    const s = await this.shape();
+    return {
+      questions: Object.values(s.inbox).map((q) => structuredClone(q)),
+      cancels: Object.values(s.cancels),
+    };
   }
 
   async cancelDone(_hold: Hold, key: string): Promise<boolean> {
-    delete this.state.cancels[key];
-    await this.save();
+    const s = await this.shape();
+    delete s.cancels[key];
+    await this.file.durable(s);
     return true;
   }
 
   flush(): Promise<void> {
     return this.file.flush();
+  }
+
+  close(): Promise<void> {
+    return this.file.close();
   }
 }

@@ -4,15 +4,21 @@
  * status it adds to every send node of the config, one log line per warning, and the smsgw-budget nodes that turn its
  * warnings into messages. Off (nothing built, nothing counted) while no limit is set.
  */
-import * as path from 'node:path';
-import { unlink } from 'node:fs/promises';
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import { GatewayError } from '../../errors';
 import { settingsOf } from '../common/fields';
-import { Budget, type BudgetEvent, type BudgetSettings, type WindowState } from '../../reliability/budget';
+import {
+  Budget,
+  CONFIRM_HOW,
+  type BudgetEvent,
+  type BudgetSettings,
+  type WindowState,
+} from '../../reliability/budget';
 import { budgetSender } from '../../reliability/budget-sender';
 import { FileLedger } from '../../reliability/budget-file';
-import type { BudgetLedger } from '../../reliability/budget-ledger';
+import type { BudgetLedger, CountsConfirmed, CountsLost } from '../../reliability/budget-ledger';
+import type { StoreProblem } from '../../store';
+import { reportDamage, reportStoreProblem, storeError } from '../common/state';
 import type { BudgetWindow } from '../../reliability/budget-windows';
 import type { OutboxSender } from '../../reliability/outbox';
 import { SharedBudgetLedger } from '../../coordination/shared-budget';
@@ -20,8 +26,6 @@ import { failed, sharedKey, warn } from '../common/status';
 import type { CoordinationHost } from './coordination-host';
 import type { SmsgwConfigDef } from './types';
 import { userDirOf } from '../common/user-dir';
-
-const STATE_DIR = 'smsgw-state';
 
 /**
  * The Budget tab's settings, each judged by its rule (src/nodes/fields/config.ts: whole numbers from 0, blank =
@@ -66,16 +70,23 @@ function shortTime(t: number, now: number): string {
 
 export type BudgetListener = (event: BudgetEvent) => void;
 
+/** The counts were lost, or a person confirmed them after a loss. */
+export type LossEvent =
+  { type: 'lost'; lost: CountsLost } | { type: 'confirmed'; confirmed: CountsConfirmed };
+export type LossListener = (event: LossEvent) => void;
+
 export class BudgetHost {
   readonly settings: BudgetSettings;
-  /** The file of the counts (undefined with Redis, or without a user directory). */
-  readonly file: string | undefined;
   readonly shared: boolean;
   private readonly ready: Promise<Budget | undefined>;
   private readonly listeners = new Set<BudgetListener>();
+  private readonly lossListeners = new Set<LossListener>();
   private status: NodeStatus | undefined;
   private problem: string | undefined;
   private current: Budget | undefined;
+  private ledger: BudgetLedger | undefined;
+  /** The count file cannot be read or written now. */
+  private storeTrouble: StoreProblem | undefined;
 
   constructor(
     private readonly RED: NodeAPI,
@@ -90,27 +101,29 @@ export class BudgetHost {
     this.settings = settings;
     const link = coordination?.link;
     this.shared = link !== undefined;
-    const userDir = userDirOf(RED);
     // Without a user directory: in memory only (the config node says so once, for all its features).
-    this.file =
-      !link && userDir !== undefined ? path.join(userDir, STATE_DIR, `budget.${def.id}.json`) : undefined;
     if (settings.hold && !outbox) node.warn(RED._(sharedKey('budget.holdNeedsOutbox')));
     const ledger: Promise<BudgetLedger> = link
-      ? Promise.resolve(new SharedBudgetLedger(link, coordination!.key('budget')))
-      : FileLedger.open(this.file).then((l) => {
-          for (const w of l.warnings) {
-            this.problem = w;
-            node.error(RED._(sharedKey('budget.damaged'), { message: w }));
-          }
-          return l;
+      ? Promise.resolve(new SharedBudgetLedger(link, coordination!.key('budget'), coordination!.keySpace))
+      : FileLedger.open(userDirOf(RED), def.id, {
+          onDamage: (d) => reportDamage(RED, node, d),
+          onProblem: (p) => {
+            const last = this.storeTrouble;
+            this.storeTrouble = p;
+            reportStoreProblem(RED, node, p, last);
+            this.changed();
+          },
         });
     this.ready = ledger.then(
       (l) => {
+        this.ledger = l;
         const budget = new Budget(settings, l);
         this.current = budget;
         budget.on('event', (e) => this.onEvent(e));
         budget.on('change', () => this.restatus(budget));
-        // The count so far (a restart, another instance), for the status and the editor.
+        budget.on('lost', (lost) => this.onLoss({ type: 'lost', lost }));
+        budget.on('confirmed', (confirmed) => this.onLoss({ type: 'confirmed', confirmed }));
+        // The count so far (a restart, another instance), for the status and the editor; a loss found at open.
         void budget.refresh().catch(() => undefined);
         return budget;
       },
@@ -125,6 +138,8 @@ export class BudgetHost {
 
   /** The guard once its counts are open; rejects (CONFIG) when they could not be opened. */
   async budget(): Promise<Budget> {
+    // The count file cannot be read (yet): refused now, not held until it can (the store tries again).
+    if (!this.current && this.storeTrouble) throw storeError(this.storeTrouble);
     const b = await this.ready;
     if (!b)
       throw new GatewayError(
@@ -153,6 +168,47 @@ export class BudgetHost {
     return () => this.listeners.delete(listener);
   }
 
+  /** Losses of the counts and their confirmations (the smsgw-budget nodes, the outbox); returns the unsubscribe. */
+  subscribeLoss(listener: LossListener): () => void {
+    this.lossListeners.add(listener);
+    return () => this.lossListeners.delete(listener);
+  }
+
+  /** The counts were lost and nobody has confirmed them yet, or undefined. */
+  get lost(): CountsLost | undefined {
+    return this.current?.lost;
+  }
+
+  /**
+   * A person confirms the counts after a loss (the Budget tab's button, a msg to a budget node): counted and
+   * checked again from the counts as they are now. Logged; durable (a restart does not ask again).
+   */
+  async confirm(by: string): Promise<CountsConfirmed | undefined> {
+    const b = await this.budget();
+    if (!b.lost) return undefined;
+    return b.confirmLost(by);
+  }
+
+  private onLoss(e: LossEvent): void {
+    if (e.type === 'lost')
+      this.node.error(
+        this.RED._(sharedKey('budget.lost'), {
+          why: e.lost.why,
+          where: e.lost.where,
+          how: CONFIRM_HOW,
+        }),
+      );
+    else this.node.log(this.RED._(sharedKey('budget.confirmed'), { by: e.confirmed.by }));
+    if (this.current) this.restatus(this.current);
+    for (const l of this.lossListeners) {
+      try {
+        l(e);
+      } catch {
+        // a listener must not break the guard
+      }
+    }
+  }
+
   /** The windows for the editor and the budget nodes (fresh from the ledger). */
   async snapshot(): Promise<Record<string, unknown>> {
     const b = await this.ready;
@@ -163,7 +219,10 @@ export class BudgetHost {
       hold: this.settings.hold === true,
       reserve: this.settings.reserve ?? 0,
       warnPercent: this.settings.warnPercent ?? 80,
-      problem: this.problem,
+      problem: this.problem ?? (this.storeTrouble ? storeError(this.storeTrouble).message : undefined),
+      ...(b?.lost
+        ? { lost: { ...b.lost, since: new Date(b.lost.since || Date.now()).toISOString(), how: CONFIRM_HOW } }
+        : {}),
       windows: windows.map((w) => ({ ...w, resetsAt: new Date(w.resetsAt).toISOString() })),
     };
   }
@@ -184,8 +243,9 @@ export class BudgetHost {
     const b = await this.ready;
     await b?.close();
     this.listeners.clear();
-    // A deleted config node takes its counts along (with Redis they expire on their own).
-    if (removed && this.file) await unlink(this.file).catch(() => undefined);
+    this.lossListeners.clear();
+    // A deleted config node takes its counts along, off the manifest too (with Redis they expire on their own).
+    if (removed && this.ledger instanceof FileLedger) await this.ledger.remove().catch(() => undefined);
   }
 
   private onEvent(e: BudgetEvent): void {
@@ -210,6 +270,8 @@ export class BudgetHost {
   private restatus(budget: Budget): void {
     const now = Date.now();
     let worst: { level: number; status: NodeStatus } | undefined;
+    // Counts lost: every send node of the config says so until a person confirms.
+    if (budget.lost) worst = { level: 3, status: failed(this.RED._(sharedKey('budget.statusLost'))) };
     for (const w of budget.windowsNow()) {
       const reached = w.count >= w.limit;
       const warned = w.warnAt !== undefined && w.count >= w.warnAt;

@@ -16,7 +16,11 @@ import { FallbackOutboxStore } from '../../coordination/outbox-fallback';
 import { SharedOutboxStore } from '../../coordination/shared-outbox';
 import { randomBytes } from 'node:crypto';
 import { settingsOf } from '../common/fields';
+import { KeySpace } from '../../coordination/key-space';
+import { StateFile } from '../../store';
 import { sharedKey } from '../common/status';
+import { StoreWatch } from '../common/state';
+import { userDirOf } from '../common/user-dir';
 import type { SmsgwConfigDef, SmsgwCredentials } from './types';
 
 export const DEFAULT_LEASE_S = 15;
@@ -45,6 +49,9 @@ export function coordinationOf(
   };
 }
 
+/** How often the key space is looked at besides every reconnection (a FLUSHALL without a restart). */
+export const KEY_SPACE_CHECK_MS = 30_000;
+
 interface LeaseUse {
   lease: Lease;
   users: number;
@@ -55,7 +62,11 @@ export class CoordinationHost {
   /** A setting or a missing package that keeps coordination from working: the pollers show it and wait. */
   readonly error: GatewayError | undefined;
   readonly settings: CoordinationSettings;
+  /** Whether the config's keys in Redis are the ones this instance worked with (key-space.ts). */
+  readonly keySpace: KeySpace | undefined;
   private readonly leases = new Map<string, LeaseUse>();
+  private keySpaceTimer: NodeJS.Timeout | undefined;
+  private readonly epochFile: StateFile<{ base?: string; epoch?: string }> | undefined;
 
   /** `setting` is what coordinationOf() returned, or the error it threw. */
   constructor(
@@ -80,6 +91,27 @@ export class CoordinationHost {
     }
     this.link = link;
     this.error = error;
+    if (link) {
+      // The epoch this instance saw, kept through the store so a Redis emptied while every instance was down is
+      // noticed too; a loss is told once (the spending guard says what it means for the counts).
+      const watch = new StoreWatch(RED, node);
+      this.epochFile = new StateFile(userDirOf(RED), `smsgw-redis.${node.id}`, {
+        kind: 'keyspace',
+        onDamage: watch.damaged,
+        onProblem: watch.report,
+      });
+      const keySpace = new KeySpace(link, this.settings.prefix + node.id, this.epochFile);
+      keySpace.on('lost', (why) =>
+        node.error(RED._(sharedKey('errors.keySpaceLost'), { keys: `${keySpace.base}:*`, why })),
+      );
+      const check = (): void => void keySpace.check().catch(() => undefined);
+      link.on('up', check);
+      this.keySpaceTimer = setInterval(() => {
+        if (link.up) check();
+      }, KEY_SPACE_CHECK_MS);
+      this.keySpaceTimer.unref?.();
+      this.keySpace = keySpace;
+    }
   }
 
   /** Keys of this config node: `<prefix><config id>:<parts>`. */
@@ -164,6 +196,9 @@ export class CoordinationHost {
    * the connection once `first` settled (the outbox, which gives its own lease back through it).
    */
   async close(first: Promise<unknown> = Promise.resolve()): Promise<void> {
+    if (this.keySpaceTimer) clearInterval(this.keySpaceTimer);
+    this.keySpaceTimer = undefined;
+    await this.epochFile?.close().catch(() => undefined);
     await Promise.all([...this.leases.values()].map((u) => u.lease.stop()));
     this.leases.clear();
     await first.catch(() => undefined);

@@ -4,7 +4,6 @@
  * `<userDir>/smsgw-outbox/<config id>.jsonl`, and the connection state (an AUTH failure) fanned out to every
  * node using the config until a call succeeds.
  */
-import { access, rename, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import type { GatewayClient } from '../../client';
@@ -15,7 +14,8 @@ import { keepByDefault, Outbox, type OutboxEntry, type OutboxSender } from '../.
 import { isBudgetHold } from '../../reliability/budget';
 import { BudgetHost, budgetOf } from './budget-host';
 import { JournalStore } from '../../reliability/outbox-journal';
-import { privateDir } from '../../reliability/atomic-file';
+import { damageText, exists, moveFile, privateDir } from '../../store';
+import { reportDamage } from '../common/state';
 import { resolveReferenceOptions, type ResolvedReferenceOptions } from '../../reliability/reference';
 import { flowOptions, referenceOf } from './client-options';
 import { failed, sharedKey } from '../common/status';
@@ -111,6 +111,8 @@ export class ReliabilityHost {
   private gate: SendGate | undefined;
   /** With a shared outbox: this instance's lease on it, and the timer of the claims. */
   private alive: Lease | undefined;
+  /** The outbox journal (also under a shared outbox: what Redis cannot take). */
+  private journal: JournalStore | undefined;
   private claimTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -165,6 +167,10 @@ export class ReliabilityHost {
     this.outboxReady = this.outboxFile
       ? this.openOutbox(this.outboxFile, getClient)
       : Promise.resolve(undefined);
+    // Counts confirmed after a loss: what the guard held in the outbox meanwhile is tried now, not a minute later.
+    this.budget?.subscribeLoss((e) => {
+      if (e.type === 'confirmed') void this.outboxReady.then((box) => box?.flush()).catch(() => undefined);
+    });
   }
 
   private readonly getClient: () => GatewayClient;
@@ -365,7 +371,7 @@ export class ReliabilityHost {
     for (const [, list] of this.unclaimed) for (const w of list) this.logRestored(w.outcome);
     this.unclaimed.clear();
     // A deleted config node takes its outbox file along, unless messages are still kept in it.
-    if (removed && box.size === 0) await unlink(box.location).catch(() => undefined);
+    if (removed && box.size === 0) await this.journal?.discard().catch(() => undefined);
     else if (removed)
       this.node.warn(this.RED._(sharedKey('warn.outboxLeft'), { count: box.size, file: box.location }));
     await budget();
@@ -380,14 +386,21 @@ export class ReliabilityHost {
       const settings = this.RED.settings as unknown as Record<string, unknown>;
       const retry = Number(settings.smsgwOutboxRetryInterval) || undefined;
       // Coordinating instances share one outbox in Redis (docs/scaling.md), the file taking what Redis cannot.
-      const shared = this.coordination?.sharedOutbox(new JournalStore({ file }));
+      const journal = new JournalStore({
+        file,
+        userDir: userDirOf(this.RED),
+        // Met while running (the journal removed or replaced under it): one line when it happens.
+        onWarning: (text) => this.node.warn(text),
+      });
+      this.journal = journal;
+      const shared = this.coordination?.sharedOutbox(journal);
       if (shared) {
         alive = shared.alive;
         this.alive = alive;
         await waitHeld(shared.alive, 5000);
       }
       const box = await Outbox.open({
-        store: shared?.store ?? new JournalStore({ file }),
+        store: shared?.store ?? journal,
         send: this.gatedSender(this.guarded(clientSender(getClient())), shared?.store),
         // A send held by the spending guard waits in the outbox until its window has room (its retryAt).
         keep: (err: unknown) => keepByDefault(err) || isBudgetHold(err),
@@ -396,7 +409,10 @@ export class ReliabilityHost {
         ...(retry ? { retryIntervalMs: retry, maxRetryIntervalMs: Math.max(retry, 60_000) } : {}),
         unavailable: (why, cause) => outboxRefusal(why, dir, isGatewayError(cause) ? cause.ambiguous : true),
       });
-      for (const w of box.warnings) this.node.warn(w);
+      // A journal damaged or missing: one error naming it, what was kept and lost (its warnings follow).
+      const told = journal.damage ? damageText(journal.damage) : undefined;
+      if (journal.damage) reportDamage(this.RED, this.node, journal.damage);
+      for (const w of box.warnings) if (w !== told) this.node.warn(w);
       // A write that fails later (disk full, the directory removed or replaced): every node says so until one
       // succeeds again; each send tries the store again meanwhile.
       box.on('store', (why) => this.outboxState(why));
@@ -607,10 +623,5 @@ export function redisDownError(why: string): GatewayError {
 async function migrateOutboxFile(file: string): Promise<void> {
   const old = file.replace(/\.jsonl$/, '.json');
   if (old === file) return;
-  const exists = (f: string): Promise<boolean> =>
-    access(f).then(
-      () => true,
-      () => false,
-    );
-  if (!(await exists(file)) && (await exists(old))) await rename(old, file);
+  if (!(await exists(file)) && (await exists(old))) await moveFile(old, file);
 }

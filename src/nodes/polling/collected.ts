@@ -12,7 +12,7 @@
  * imports Node-RED.
  */
 import { isGatewayError } from '../../errors';
-import { SeenIds } from './state-file';
+import { SeenIds } from './seen-ids';
 
 /** A recovery that keeps failing is given up after this long (the caller warns). */
 export const RECOVERY_GIVE_UP_MS = 86_400_000;

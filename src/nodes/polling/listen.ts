@@ -12,12 +12,13 @@ import { GatewayError } from '../../errors';
 import type { SmsgwConfigNode } from '../config/config-node';
 import { EMIT_BATCH } from './emit';
 import type { Unusable } from './odd-records';
-import { MIN_INTERVAL_S, stateStoreFor, type PollDef } from './poll-node';
+import { MIN_INTERVAL_S, type PollDef } from './poll-node';
+import { StoreWatch, isStoreError, reportStoreProblem, stateStoreFor, storeStatus } from '../common/state';
 import { decodePending, receivedStatus } from './pending';
 import type { QueueKind } from './queue-kinds';
 import type { ListenerHandle, ReaderEvent } from './queue-reader';
 import { ownsReaders } from './reader-host';
-import { SeenIds } from './state-file';
+import { SeenIds } from './seen-ids';
 
 /** What a listening trigger keeps: the keys it handed on; `pending` only as left by versions before issue 20. */
 interface ListenerState {
@@ -58,10 +59,23 @@ export function listenTo<R>(
       );
     return;
   }
-  const store = stateStoreFor<ListenerState>(RED, node, def);
+  /** What the node showed last for the polls, but not an AUTH failure (stale once the account works). */
+  let lastOwnStatus: NodeStatus = {};
+  const watch = new StoreWatch(RED, node, (problem) => {
+    const ring = watch.status();
+    if (ring) node.status(ring);
+    else if (!problem) node.status(lastOwnStatus);
+  });
+  const store = stateStoreFor<ListenerState>(
+    RED,
+    node,
+    def,
+    def.store?.trim() ? 'context' : 'listener',
+    watch,
+  );
   let seen = new SeenIds();
   let leftOver: NodeMessage[] = [];
-  const ready = store.load().then(
+  const ready = store.open().then(
     (loaded) => {
       seen = new SeenIds(Array.isArray(loaded?.seen) ? loaded.seen : []);
       leftOver = Array.isArray(loaded?.pending) ? decodePending(loaded.pending) : [];
@@ -72,17 +86,17 @@ export function listenTo<R>(
   );
   let closed = false;
   let emitted = 0;
-  /** What the node showed last for the polls, but not an AUTH failure (stale once the account works). */
-  let lastOwnStatus: NodeStatus = {};
   let chain: Promise<void> = Promise.resolve();
   // Under Redis coordination the reader keeps in Redis what this trigger got; the trigger keeps nothing.
   const coordinated = config.coordination !== undefined;
 
+  /**
+   * The keys handed on, on disk before the reader may drop the records: a save that fails rejects the take, so the
+   * reader keeps them and offers them again (the keys in memory keep them from being emitted twice meanwhile).
+   */
   const save = async (): Promise<void> => {
     if (coordinated) return;
-    await store.save({ seen: seen.toJSON() }).catch((err: unknown) => {
-      node.warn(RED._(sharedKey('errors.stateSave'), { where: store.where, message: String(err) }));
-    });
+    await store.save({ seen: seen.toJSON() });
   };
 
   const stopping = (signal: AbortSignal): boolean => signal.aborted || closed;
@@ -150,12 +164,17 @@ export function listenTo<R>(
         return;
       case 'polled':
         lastOwnStatus = receivedStatus(RED, emitted, Math.min(e.recovered, emitted));
-        node.status(lastOwnStatus);
+        node.status(watch.status() ?? lastOwnStatus);
         emitted = 0;
         return;
       case 'authRecovered':
         // Polling on an interval, the reader polls at once and the status follows; on input, what it showed last.
         if (onInputMode) node.status(lastOwnStatus);
+        return;
+      case 'store':
+        // The config's reader cannot save what it read: it reads and hands on nothing until it can.
+        if (e.tell) reportStoreProblem(RED, node, e.problem, e.last);
+        node.status(e.problem ? storeStatus(RED, e.problem) : (watch.status() ?? lastOwnStatus));
         return;
       case 'warn':
         node.warn(e.text);
@@ -172,6 +191,11 @@ export function listenTo<R>(
         );
         return;
       case 'failed': {
+        // This trigger's own state cannot be saved: its ring says so, and the store told it once.
+        if (isStoreError(e.error)) {
+          node.status(watch.status() ?? failed(e.error.message));
+          return;
+        }
         const err = toGatewayError(e.error);
         const retry = Math.round(e.retryInMs / 1000);
         if (onInputMode || e.retryInMs <= 0) {
@@ -212,7 +236,7 @@ export function listenTo<R>(
     void handle!
       .close(removed)
       .then(() => chain)
-      .then(() => store.flush())
+      .then(() => store.close())
       .catch(() => undefined)
       .then(() => {
         node.status({});

@@ -2,15 +2,13 @@ import type { Node, NodeAPI, NodeMessageInFlow, NodeStatus } from 'node-red';
 import { configOf } from '../config/config';
 import { NodeGatewayError, statusTextOf, toGatewayError } from '../common/errors';
 import { Poller } from './poller';
-import { ContextStateStore, FileStateStore, type StateStore } from './state-store';
-import { damageParams } from './state-file';
 import { failed, sharedKey } from '../common/status';
+import { StoreWatch, isStoreError, stateStoreFor } from '../common/state';
 import { warnOnce } from './odd-records';
 import { CoordinationUnavailable, coordinatedPolling } from './coordinated';
 import { emitInBatches } from './emit';
 import { receivedStatus } from './pending';
 import type { PollContext, PollResult } from './pending';
-import { userDirOf } from '../common/user-dir';
 
 export type { PollContext, PollResult } from './pending';
 
@@ -33,21 +31,21 @@ export interface PollDef {
  */
 export const READ_GRACE_MS = 5000;
 
-export function stateStoreFor<S>(RED: NodeAPI, node: Node, def: PollDef): StateStore<S> {
-  const name = typeof def.store === 'string' ? def.store.trim() : '';
-  return name
-    ? new ContextStateStore<S>(node, name, def.type)
-    : new FileStateStore<S>(userDirOf(RED), def.type, def.id, (damage) =>
-        node.error(RED._(sharedKey('errors.stateDamaged'), damageParams(damage))),
-      );
-}
+/** Resolves when `signal` aborts (a wait for something slow that a stopping flow must not sit out). */
+export const whenAborted = (signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 
 /**
  * A polling trigger that reads by itself (the delivery-reports trigger; the inbound and HLR results triggers listen
  * to their config node's reader instead, listen.ts): interval or "poll on input" mode, statuses, logging,
  * back-off, abort on close, and state persisted AFTER the messages were sent (so a crash between the two
  * can only repeat, never skip, and the de-duplication state covers every message that left the node).
- * The state lives in a file under the user directory or in the context store named by def.store.
+ * The state lives in a file under the user directory or in the context store named by def.store. While it
+ * cannot be saved the trigger reads nothing more (what it emitted is kept in memory and saved once it can be:
+ * a red ring "cannot save <file>: <code>" meanwhile, one error a Catch node hears); it polls again once it can.
  */
 export function setupPolling<S extends object>(
   RED: NodeAPI,
@@ -56,9 +54,15 @@ export function setupPolling<S extends object>(
   initial: S,
   poll: (ctx: PollContext<S>) => Promise<PollResult<S>>,
 ): void {
-  const store = stateStoreFor<S>(RED, node, def);
+  const watch = new StoreWatch(RED, node, (problem) => {
+    const ring = watch.status();
+    if (ring) node.status(ring);
+    // Saved again: the polls that waited for it go on at once.
+    else if (!problem && !onInputMode) poller.now();
+  });
+  const store = stateStoreFor<S>(RED, node, def, def.store?.trim() ? 'context' : 'cursor', watch);
   let state: S = initial;
-  const ready = store.load().then(
+  const ready = store.open().then(
     (loaded) => {
       // What a damaged file did not keep starts afresh.
       if (loaded) state = { ...initial, ...loaded };
@@ -71,9 +75,22 @@ export function setupPolling<S extends object>(
   let trigger: NodeMessageInFlow | undefined;
   const onWarning = warnOnce(RED, node);
 
+  /** False (and the ring shown) while the state cannot be saved: nothing more is read until it is. */
+  const saved = async (): Promise<boolean> => {
+    try {
+      await store.save(state);
+      return true;
+    } catch (e) {
+      if (!isStoreError(e)) throw e;
+      node.status(watch.status() ?? failed(e.message));
+      return false;
+    }
+  };
+
   const runOnce = async (signal: AbortSignal): Promise<void> => {
-    await ready;
+    await Promise.race([ready, whenAborted(signal)]);
     if (signal.aborted) return;
+    if (store.problem && !(await saved())) return;
     node.status({ fill: 'blue', shape: 'dot', text: sharedKey('status.polling') });
     const result = await poll({ signal, state, onWarning, ...(trigger ? { trigger } : {}) });
     if (signal.aborted) return;
@@ -88,7 +105,7 @@ export function setupPolling<S extends object>(
     // The poll still advances past them: they are in the state as seen and reported this once.
     for (const u of result.unusable ?? []) node.error(u.error, u.msg);
     state = result.state;
-    await store.save(state);
+    if (!(await saved())) return;
     host?.report(undefined);
     lastOwnStatus = receivedStatus(RED, result.messages.length, 0);
     node.status(lastOwnStatus);
@@ -164,7 +181,7 @@ export function setupPolling<S extends object>(
     void poller
       .stop()
       .then(() => coordinated?.close())
-      .then(() => store.flush())
+      .then(() => store.close())
       .catch(() => undefined)
       .then(() => {
         node.status({});

@@ -35,13 +35,14 @@ import {
 } from './collected';
 import { CoordinationUnavailable, TAKEOVER_GRACE_MS } from './coordinated';
 import { warnOnce } from './odd-records';
-import { MIN_INTERVAL_S, READ_GRACE_MS } from './poll-node';
+import { MIN_INTERVAL_S, READ_GRACE_MS, whenAborted } from './poll-node';
 import { decodePending, encodePending } from './pending';
 import { MAX_DELAY_MS, Poller } from './poller';
 import type { QueueKind } from './queue-kinds';
 import { recoveryReporter } from './recovery-log';
-import { SeenIds, damageParams } from './state-file';
-import { FileStateStore, type StateStore } from './state-store';
+import { SeenIds } from './seen-ids';
+import { StateFile, StoreWriteError, type StoreProblem } from '../../store';
+import { reportDamage, reportStoreProblem } from '../common/state';
 import { MAX_RECOVERY_JOBS } from './hlr-queue';
 
 /** A listener not registered for this long (its node deleted while Node-RED was down) is forgotten. */
@@ -61,6 +62,11 @@ export type ReaderEvent =
   | { type: 'standby'; problem: string | undefined }
   /** An odd value in what was read (once per operation and field): each listener logs it, as it gets the record. */
   | { type: 'warn'; text: string }
+  /**
+   * The reader's state cannot be saved (or can again: undefined): nothing is read or handed on meanwhile. `tell`:
+   * this listener logs it (once, an error its Catch node hears; `last` the problem that ended); the others show it.
+   */
+  | { type: 'store'; problem: StoreProblem | undefined; tell?: boolean; last?: StoreProblem | undefined }
   /**
    * A call of any node of the config succeeded after an AUTH failure: a red "auth failed" is stale. The reader polls
    * at once when it polls on an interval (out of its back-off); a listener polling on input shows its last status.
@@ -134,7 +140,8 @@ const decode = <R>(values: readonly unknown[]): R[] => decodePending([...values]
 export class QueueReader<R> {
   private readonly listeners = new Map<string, QueueListener<R>>();
   private readonly poller: Poller;
-  private readonly store: StateStore<ReaderState>;
+  private readonly store: StateFile<ReaderState>;
+  private storeProblem: StoreProblem | undefined;
   private state: ReaderState = { read: { seen: [] }, listeners: {}, owed: {} };
   private readonly ready: Promise<void>;
   private lastError: unknown;
@@ -157,19 +164,34 @@ export class QueueReader<R> {
     private readonly kind: QueueKind<R>,
   ) {
     const { RED, node } = host;
-    // A damaged file is copied aside and read as far as it can be trusted (state-file.ts): records it still holds
-    // are handed on; the config node says what was kept and lost.
-    this.store = new FileStateStore<ReaderState>(host.userDir, `${kind.type}-reader`, node.id, (damage) =>
-      node.error(RED._(sharedKey('errors.stateDamaged'), damageParams(damage))),
-    );
-    this.ready = this.store.load().then(
+    // A damaged file is copied aside and read as far as it can be trusted (src/store): records it still holds
+    // are handed on; the config node says what was kept and lost. While it cannot be saved, nothing more is read
+    // from the gateway and nothing is handed on (the records stay in memory); once it can, the reader goes on.
+    this.store = new StateFile<ReaderState>(host.userDir, `${kind.type}-reader.${node.id}`, {
+      kind: 'reader',
+      onDamage: (damage) => reportDamage(RED, node, damage),
+      onProblem: (problem) => {
+        const last = this.storeProblem;
+        this.storeProblem = problem;
+        // Told once, by the first trigger listening (its Catch node hears it), or by the config node without one.
+        const teller = [...this.listeners.values()].find((l) => l.event);
+        if (!teller) reportStoreProblem(RED, node, problem, last);
+        for (const l of this.listeners.values())
+          this.emit({ type: 'store', problem, tell: l === teller, last }, l);
+        if (!problem) this.poller.now();
+      },
+    });
+    this.ready = this.store.open().then(
       (loaded) => {
         if (loaded && typeof loaded === 'object') this.state = normalize(loaded);
         // A read was in flight when the last run ended (a kill, a power cut): what it collected is recovered first.
         this.state.read = absorbNote(this.state.read, Date.now());
       },
-      (err: unknown) =>
-        node.warn(RED._(sharedKey('errors.stateLoad'), { where: this.store.where, message: String(err) })),
+      (err: unknown) => {
+        // Closed before the file could be read: nothing to say (the store told why it could not).
+        if (!this.closed)
+          node.warn(RED._(sharedKey('errors.stateLoad'), { where: this.store.where, message: String(err) }));
+      },
     );
     // Odd values are the listeners' to tell (they emit the records); with none registered, the config node's.
     const sink = {
@@ -224,7 +246,8 @@ export class QueueReader<R> {
         // Deleted: nothing is kept for it any more (its Redis keys stay until they are overwritten or expire).
         delete this.state.listeners[listener.id];
         if (this.state.owed?.[listener.id]) delete this.state.owed[listener.id];
-        await this.save();
+        // Not saved now: the store tells it and saves it with the next write.
+        await this.save().catch(() => undefined);
       },
     };
   }
@@ -240,7 +263,7 @@ export class QueueReader<R> {
       this.note = undefined;
       await this.save();
     }
-    await this.store.flush().catch(() => undefined);
+    await this.store.close().catch(() => undefined);
   }
 
   private async pollNow(): Promise<void> {
@@ -343,21 +366,28 @@ export class QueueReader<R> {
     return Object.keys(state.listeners);
   }
 
+  /** Saves the state; rejects (StoreWriteError) when it cannot: the caller goes no further. */
   private save(): Promise<void> {
     const { note, state } = this;
-    return this.store
-      .save(note ? { ...state, read: { ...state.read, reading: note } } : state)
-      .catch((err: unknown) => {
-        // Handing on is still better than losing them; the next save may work.
-        this.host.node.warn(
-          this.host.RED._(sharedKey('errors.stateSave'), { where: this.store.where, message: String(err) }),
-        );
-      });
+    return this.store.save(note ? { ...state, read: { ...state.read, reading: note } } : state);
   }
 
   private async run(signal: AbortSignal): Promise<void> {
-    await this.ready;
+    try {
+      await this.runOnce(signal);
+    } catch (e) {
+      // The store told it (once) and tries again; its listeners show it. Not a failure of the gateway: no back-off.
+      if (!(e instanceof StoreWriteError)) throw e;
+      this.emit({ type: 'store', problem: this.storeProblem ?? { ...e.problem, op: 'save' } });
+    }
+  }
+
+  private async runOnce(signal: AbortSignal): Promise<void> {
+    await Promise.race([this.ready, whenAborted(signal)]);
     if (signal.aborted) return;
+    // What is not saved yet (a write that failed) is saved before anything else: nothing is read or handed on
+    // from a state that is not on disk.
+    if (this.store.problem) await this.save();
     // No account: say so (CONFIG, as a send does) instead of asking the gateway, which would refuse the login.
     const missing = this.host.accountError();
     if (missing) throw missing;

@@ -1,7 +1,7 @@
 import type { Node, NodeAPI } from 'node-red';
 import { DeliveryTracker } from './delivery-tracker';
 import { ReportStatuses } from '../polling/report-status';
-import { damageParams } from '../polling/state-file';
+import { StoreWatch } from '../common/state';
 import { sharedKey } from '../common/status';
 import type { SmsgwConfigNode } from '../config/config-node';
 import { userDirOf } from '../common/user-dir';
@@ -32,6 +32,7 @@ const numberSetting = (s: Settings, name: string, fallback: number): number => {
 export function attachDeliveryTracker(RED: NodeAPI, node: SmsgwConfigNode): void {
   const settings = RED.settings as unknown as Settings;
   let tracker: DeliveryTracker | undefined;
+  const watch = new StoreWatch(RED, node);
   (node as SmsgwConfigNode & TrackerHost).getDeliveryTracker = (): DeliveryTracker => {
     tracker ??= new DeliveryTracker({
       userDir: userDirOf(RED),
@@ -50,7 +51,8 @@ export function attachDeliveryTracker(RED: NodeAPI, node: SmsgwConfigNode): void
         const text = safeText(err instanceof Error ? err.message : err);
         node.warn(RED._(sharedKey('errors.tracking'), { message: text, failures }));
       },
-      onDamaged: (damage) => node.error(RED._(sharedKey('errors.stateDamaged'), damageParams(damage))),
+      onDamaged: watch.damaged,
+      onStoreProblem: watch.report,
     });
     return tracker;
   };

@@ -17,7 +17,13 @@
 import type { SMSReport } from '../../client/types.generated';
 import { readNewReports, type ReportCursor } from '../polling/report-cursor';
 import { statusOf, type ReportStatuses } from '../polling/report-status';
-import { StateFile, type StateDamage } from '../polling/state-file';
+import {
+  StateFile,
+  StoreWriteError,
+  type RetryTimers,
+  type StateDamage,
+  type StoreProblem,
+} from '../../store';
 
 /** What the tracker needs of the gateway: QueryReceivedDLR. */
 export type QueryDlr = (start: Date, limit: number, signal: AbortSignal) => Promise<SMSReport[]>;
@@ -37,8 +43,15 @@ export interface DeliveryTrackerOptions {
   /** How far back the first poll after an idle period starts (the gateway's clock and zone are unknown). */
   lookbackMs: number;
   onError?: (err: unknown, failures: number) => void;
-  /** The state file could not be read whole: copied aside, what could be read of it is used (node.error). */
+  /** The state file could not be read whole (copied aside, what could be read of it is used), or is missing. */
   onDamaged?: (damage: StateDamage) => void;
+  /**
+   * The state file cannot be read or saved (told once), or can again (undefined). Meanwhile nothing is read
+   * and no outcome is handed on; tracking goes on once it can be saved.
+   */
+  onStoreProblem?: (problem: StoreProblem | undefined) => void;
+  /** The state file's retry timers (tests drive them by hand). */
+  storeTimers?: RetryTimers;
   /** Reports kept for jobs not tracked yet passed MAX_UNMATCHED: the oldest were dropped (called once). */
   onOverflow?: (kept: number) => void;
   now?: () => number;
@@ -129,23 +142,57 @@ export class DeliveryTracker {
   private overflowed = false;
   /** soon() was asked while a poll ran: the next one follows at once. */
   private again = false;
+  /** The state file has been read (tracking starts then). */
+  readonly ready: Promise<void>;
 
   constructor(private readonly opts: DeliveryTrackerOptions) {
     this.now = opts.now ?? Date.now;
-    this.store = new StateFile<TrackerState>(opts.userDir, 'smsgw-delivery', opts.id);
-    const loaded = this.store.load();
-    if (this.store.damage) opts.onDamaged?.(this.store.damage);
-    this.state = { cursor: loaded?.cursor ?? null, seen: loaded?.seen ?? {}, jobs: [] };
-    const orphanBefore = this.now() - ORPHAN_MS;
-    for (const j of loaded?.jobs ?? []) {
-      if (j.done && j.deadline < orphanBefore) continue;
-      this.state.jobs.push({ ...j, reports: (j.reports ?? []).map(reviveReport) });
-    }
-    this.schedule(0);
+    this.state = { cursor: null, seen: {}, jobs: [] };
+    this.store = new StateFile<TrackerState>(opts.userDir, `smsgw-delivery.${opts.id}`, {
+      kind: 'delivery',
+      onDamage: (d) => opts.onDamaged?.(d),
+      onProblem: (p) => {
+        opts.onStoreProblem?.(p);
+        // Saved again: what waited for it goes on now.
+        if (!p) this.soon();
+      },
+      ...(opts.storeTimers ? { timers: opts.storeTimers } : {}),
+    });
+    this.ready = this.store.open().then(
+      (loaded) => {
+        const orphanBefore = this.now() - ORPHAN_MS;
+        const kept: JobState[] = [];
+        for (const j of loaded?.jobs ?? []) {
+          if (j.done && j.deadline < orphanBefore) continue;
+          kept.push({ ...j, reports: (j.reports ?? []).map(reviveReport) });
+        }
+        // Jobs tracked while the file was read come after those it held.
+        this.state = {
+          cursor: loaded?.cursor ?? this.state.cursor,
+          seen: loaded?.seen ?? this.state.seen,
+          jobs: [
+            ...kept,
+            ...this.state.jobs.filter((j) => !kept.some((k) => String(k.jobId) === String(j.jobId))),
+          ],
+        };
+        this.schedule(0);
+      },
+      () => undefined,
+    );
   }
 
   get file(): string | undefined {
     return this.store.file;
+  }
+
+  /** Why the state file cannot be read or saved now, or undefined. */
+  get storeProblem(): StoreProblem | undefined {
+    return this.store.problem;
+  }
+
+  /** Tries a failing read or write of the state file again now (tests; the store retries on its own). */
+  retryStore(): Promise<void> {
+    return this.store.retryNow();
   }
 
   /** Jobs tracked and not yet handed on (for statuses and tests). */
@@ -199,7 +246,8 @@ export class DeliveryTracker {
       for (const r of early.reports) this.addReport(job, r);
       if (this.isFinal(job)) job.done = 'final';
     }
-    void this.store.save(this.state).catch((err: unknown) => this.opts.onError?.(err, 0));
+    // Not saved now: the store told it and saves it with the next write that works.
+    void this.store.save(this.state).catch(() => undefined);
     if (job.done) this.soon();
     else if (!this.timer && !this.running) this.schedule(this.opts.intervalMs);
   }
@@ -235,17 +283,19 @@ export class DeliveryTracker {
     const before = this.state.jobs.length;
     this.state.jobs = this.state.jobs.filter((j) => j.owner !== owner);
     this.listeners.delete(owner);
-    return before === this.state.jobs.length ? Promise.resolve() : this.store.save(this.state);
+    return before === this.state.jobs.length
+      ? Promise.resolve()
+      : this.store.save(this.state).catch(() => undefined);
   }
 
-  /** Stops polling (aborting a poll in flight) and waits for the state file. */
+  /** Stops polling (aborting a poll in flight) and writes the state file a last time. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.controller?.abort();
     await this.running?.catch(() => undefined);
-    await this.store.flush().catch(() => undefined);
+    await this.store.close().catch(() => undefined);
   }
 
   /** Runs one tick now (tests; the timer does this while jobs are tracked). */
@@ -294,15 +344,23 @@ export class DeliveryTracker {
   }
 
   private async once(signal: AbortSignal): Promise<void> {
+    await this.ready;
     try {
-      if (this.state.jobs.some((j) => !j.done)) await this.poll(signal);
-    } finally {
-      // Deadlines pass even while the gateway cannot be reached.
-      if (!signal.aborted) {
-        const now = this.now();
-        for (const j of this.state.jobs) if (!j.done && j.deadline <= now) j.done = 'timeout';
-        await this.handOn();
+      // A state not on disk yet (a write that failed) is saved first: nothing is read or handed on before.
+      if (this.store.problem) await this.store.save(this.state);
+      try {
+        if (this.state.jobs.some((j) => !j.done)) await this.poll(signal);
+      } finally {
+        // Deadlines pass even while the gateway cannot be reached.
+        if (!signal.aborted && !this.store.problem) {
+          const now = this.now();
+          for (const j of this.state.jobs) if (!j.done && j.deadline <= now) j.done = 'timeout';
+          await this.handOn();
+        }
       }
+    } catch (e) {
+      // The store told it once and tries again; tracking goes on once it can save (soon()).
+      if (!(e instanceof StoreWriteError)) throw e;
     }
   }
 

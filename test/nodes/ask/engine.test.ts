@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readStateFile } from '../../store/read';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { FileAskStore } from '../../../src/nodes/ask/store';
@@ -284,7 +285,7 @@ describe('ask engine (issue 20 §2)', () => {
       // Killed: nothing more of it runs (its store is not told).
       const file = path.join(dir, 'smsgw-state', 'smsgw-ask.cfg.json');
       assert.equal(statSync(file).mode & 0o777, 0o600, 'private: it holds numbers and texts');
-      const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+      const saved = readStateFile(file) as {
         questions: Record<string, { sms: unknown[] }>;
       };
       assert.equal(Object.values(saved.questions)[0]!.sms.length, 1);

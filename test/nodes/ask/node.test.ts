@@ -4,7 +4,9 @@
  * newest message to that number), steps of a second.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readStateFile } from '../../store/read';
+import { injectFaults } from '../../../src/store/fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import {
   collect,
@@ -217,7 +219,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     // The ask ids, as the state file keeps them (a flow has them from a Catch node's msg.ask.id, say).
     const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
     const idOf = (text: string): string => {
-      const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+      const saved = readStateFile(file) as {
         questions: Record<string, { id: string; question: string }>;
       };
       return Object.values(saved.questions).find((q) => q.question === text)!.id;
@@ -331,6 +333,97 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     assert.equal(jobsTo(env, B).length, 1);
   });
 
+  // The answer of A while the questions cannot be saved: kept, answered once the file can be written again.
+  // (On the version before the store: 45 s later no output at all, no SMS to B, one warning; after a restart the
+  // question escalated to B and ended on output 2, "nobody answered".)
+  it("the state file cannot be written for a while (a directory in its place): A's reply answers once it can, output 1 once, no SMS to B", async () => {
+    await loadFlow(flowWith(env.emu.url, [asker({ wait: 2 })]));
+    const out = collect('out');
+    const out2 = collect('out2');
+    const caught = collect('caught');
+    send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
+    await waitFor(() => jobsTo(env, A).length === 1);
+    const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
+    await waitFor(() => /"state":"sent"/.test(readFileSync(file, 'utf8')));
+    // Its path taken by a directory: the atomic rename fails (EISDIR), as a full disk or EIO would.
+    rmSync(file);
+    mkdirSync(path.join(file, 'in-the-way'), { recursive: true });
+    const asked = Date.now();
+    reply(env, A, '1a');
+    await waitFor(() =>
+      statuses('ask').some((s) => s.fill === 'red' && s.text === 'cannot save smsgw-ask.cfg.json: EISDIR'),
+    );
+    // One error a Catch node hears, naming the file.
+    await waitFor(() => caught.messages.length === 1);
+    assert.equal(caught.messages[0]!.topic, 'smsgw/store');
+    assert.deepEqual(
+      [
+        (caught.messages[0]!.payload as Record<string, unknown>).file,
+        (caught.messages[0]!.payload as Record<string, unknown>).code,
+      ],
+      [file, 'EISDIR'],
+    );
+    // Both steps (2 s each) long over while it cannot be written: nothing follows from the unsaved answer.
+    await sleep(Math.max(0, 5000 - (Date.now() - asked)));
+    assert.equal(out.messages.length, 0, 'no output before the answer is saved');
+    assert.equal(out2.messages.length, 0, 'no false escalation');
+    assert.equal(jobsTo(env, B).length, 0, 'no SMS to B');
+    rmSync(file, { recursive: true });
+    await waitFor(() => out.messages.length === 1, 10_000);
+    const ask = out.messages[0]!.ask as Record<string, unknown>;
+    assert.deepEqual([ask.answer, ask.from, ask.step], ['1', A, 1]);
+    await sleep(2500);
+    assert.equal(out.messages.length, 1, 'the answer once');
+    assert.equal(out2.messages.length, 0);
+    assert.equal(jobsTo(env, B).length, 0, 'no SMS to B');
+    assert.equal(caught.messages.length, 1, 'told once');
+    assert.deepEqual(
+      Object.keys(readStateFile<{ questions?: object }>(file).questions ?? {}),
+      [],
+      'saved: answered, output, closed',
+    );
+    assert.ok(statuses('ask').at(-1)!.fill !== 'red', 'the ring goes once it is saved');
+  });
+
+  it('Node-RED restarts while the state cannot be written: the reader still owes the reply, which answers after the restart, once', async () => {
+    const flow = flowWith(env.emu.url, [asker({ wait: 2 })]);
+    await loadFlow(flow);
+    send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
+    await waitFor(() => jobsTo(env, A).length === 1);
+    const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
+    await waitFor(() => /"state":"sent"/.test(readFileSync(file, 'utf8')));
+    // The file can be read, not replaced (EIO on the rename, through the store's one door to the disk).
+    let failing = true;
+    const off = injectFaults((op, p) => (failing && op === 'rename' && p === file ? 'EIO' : undefined));
+    try {
+      reply(env, A, '1a');
+      await waitFor(() =>
+        statuses('ask').some((s) => s.fill === 'red' && s.text === 'cannot save smsgw-ask.cfg.json: EIO'),
+      );
+      await helper.unload();
+      await loadFlow(flow);
+      const out = collect('out');
+      const out2 = collect('out2');
+      await waitFor(() =>
+        statuses('ask').some((s) => s.fill === 'red' && s.text === 'cannot save smsgw-ask.cfg.json: EIO'),
+      );
+      // Its step long over while the answer waits to be saved: no escalation.
+      await sleep(3000);
+      assert.equal(jobsTo(env, B).length, 0, 'no SMS to B');
+      assert.equal(out.messages.length + out2.messages.length, 0);
+      failing = false;
+      await waitFor(() => out.messages.length === 1, 10_000);
+      const ask = out.messages[0]!.ask as Record<string, unknown>;
+      assert.deepEqual([ask.answer, ask.from], ['1', A]);
+      await sleep(2500);
+      assert.equal(out.messages.length, 1, 'the answer once');
+      assert.equal(out2.messages.length, 0, 'nobody answered: never');
+      assert.equal(jobsTo(env, B).length, 0, 'no SMS to B');
+    } finally {
+      off();
+    }
+  });
+
   it('a damaged state file is reported once, and what could be read goes on', async () => {
     const flow = flowWith(env.emu.url, [asker({ wait: 2 })]);
     await loadFlow(flow);
@@ -339,7 +432,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
     await waitFor(() => /"state":"sent"/.test(readFileSync(file, 'utf8')));
     await helper.unload();
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as { questions: Record<string, unknown> };
+    const saved = readStateFile(file) as { questions: Record<string, unknown> };
     saved.questions.broken = { id: 'broken', node: 'ask', numbers: 'not a list' };
     writeFileSync(file, JSON.stringify(saved));
     await loadFlow(flow);

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { removeStaleTemps } from '../../src/reliability/atomic-file';
+import { removeStaleTemps } from '../../src/store/durable';
 import { JournalStore } from '../../src/reliability/outbox-journal';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -44,12 +44,12 @@ describe('reliability: durable files (temp file, fsync, rename)', function () {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  // Issue 19 §5: a failed write never keeps disk space.
+  // A failed write never keeps disk space.
   it('a write that fails part-way (EFBIG, as a full disk) removes its temp file and leaves the file as it was', async () => {
     const file = join(dir, 'state.json');
     await writeFile(file, 'old');
     const out = withSizeLimit(`
-      const { writeFileAtomic } = require('./src/reliability/atomic-file');
+      const { writeFileAtomic } = require('./src/store/durable');
       writeFileAtomic(${JSON.stringify(file)}, 'x'.repeat(100000)).then(
         () => console.log('written'),
         (e) => console.log(e.code),

@@ -1,25 +1,23 @@
 /**
- * The text of a state file, and what can be read back from a damaged one (issue 19 §4).
+ * The text of a state file, and what can be read back from a damaged one.
  *
- * Written as JSON laid out one value per line: each member of the top-level object on its own line, and the
- * items of a top-level array or object (pending records, seen ids, tracked jobs) one per line:
+ * One record per line, each a JSON array that says where its value goes, each line sealed with its checksum
+ * (seal.ts), a header first and the number of lines last:
  *
- *   {
- *   "cursor":"2026-01-02T03:04:05.000Z",
- *   "pending":[
- *   {"payload":{...},"topic":"+49..."},
- *   {"payload":{...},"topic":"+49..."}
- *   ],
- *   "seen":[]
- *   }
+ *   {"smsgw-state":2}                           <tab>crc
+ *   ["m","cursor","2026-01-02T03:04:05.000Z"]   <tab>crc    a member
+ *   ["a","pending",{"payload":...}]             <tab>crc    an item of a list member
+ *   ["o","seen","17",1767323045000]             <tab>crc    an entry of a map member
+ *   ["end",5]                                   <tab>crc    the file is whole
  *
- * JSON.parse reads it as usual. A file that JSON.parse refuses (cut short, garbage written into it) is read line
- * by line: every line that still parses is kept, so one bad line costs one record, not the file. A file of an
- * older version (one line) is read up to the first damage: the members and items complete before it are kept.
- * Only whole items are kept, never a record cut in the middle.
+ * A line whose seal does not match (a byte flipped, garbage written over it, cut in the middle) costs that line:
+ * one record, never the file, and never read as another value; every other line is kept. A file without its
+ * last line was cut short. Files of older versions (JSON, one value per line, or one line) are read as they were
+ * written (below): every line or prefix that parses is kept.
  */
 
-import { counted } from '../../count';
+import { counted } from '../count';
+import { isSealed, openLine, sealLine } from './seal';
 
 /** What could be read from a state file's text. */
 export interface ReadState {
@@ -42,49 +40,163 @@ function plain(value: unknown, key: string): unknown {
   return typeof toJSON === 'function' ? (toJSON as (k: string) => unknown).call(value, key) : value;
 }
 
-/** The state as a state file holds it (see above). */
-export function stateText(state: object): string {
-  const members: Array<[string, unknown]> = [];
+const HEADER = '{"smsgw-state":2}';
+
+/**
+ * The state as a state file holds it (see above): what JSON.stringify would keep of it, record by record.
+ * `items: false` writes each member on one line, lists and maps whole: for a state that is all or nothing anyway
+ * (the spending guard's counts: any damage marks them lost), one checksum per member instead of one per item
+ * keeps a write as cheap as JSON.stringify.
+ */
+export function stateText(state: object, options: { items?: boolean } = {}): string {
+  const items = options.items !== false;
+  let out = sealLine(HEADER) + '\n';
+  let lines = 1;
+  const put = (line: string): void => {
+    out += sealLine(line) + '\n';
+    lines++;
+  };
   for (const [key, raw] of Object.entries(plain(state, '') as Record<string, unknown>)) {
     const value = plain(raw, key);
     // As JSON.stringify leaves them out.
-    if (value !== undefined && typeof value !== 'function' && typeof value !== 'symbol')
-      members.push([key, value]);
-  }
-  let out = '{\n';
-  members.forEach(([key, value], i) => {
-    const comma = i < members.length - 1 ? ',' : '';
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
     const name = JSON.stringify(key);
-    const array = Array.isArray(value);
-    const items = array ? (value as unknown[]) : isPlainObject(value) ? Object.keys(value) : undefined;
-    if (items === undefined || items.length === 0) {
-      out += `${name}:${JSON.stringify(value)}${comma}\n`;
-      return;
+    if (!items) {
+      put(`["m",${name},${JSON.stringify(value)}]`);
+      continue;
     }
-    out += `${name}:${array ? '[' : '{'}\n`;
-    const last = items.length - 1;
-    if (array)
+    let n = 0;
+    if (Array.isArray(value)) {
       // An item JSON leaves out (undefined, a function) is null in an array, as JSON.stringify writes it.
-      for (let j = 0; j <= last; j++) out += `${JSON.stringify(items[j]) ?? 'null'}${j < last ? ',' : ''}\n`;
-    else {
-      const o = value as Record<string, unknown>;
-      let first = true;
-      for (let j = 0; j <= last; j++) {
-        const k = items[j] as string;
-        const v = JSON.stringify(o[k]);
-        if (v === undefined) continue;
-        out += `${first ? '' : ',\n'}${JSON.stringify(k)}:${v}`;
-        first = false;
+      for (const item of value) {
+        put(`["a",${name},${JSON.stringify(item) ?? 'null'}]`);
+        n++;
       }
-      out += '\n';
+      if (n === 0) put(`["m",${name},[]]`);
+      continue;
     }
-    out += `${array ? ']' : '}'}${comma}\n`;
-  });
-  return out + '}\n';
+    if (isPlainObject(value)) {
+      for (const k of Object.keys(value)) {
+        const v = JSON.stringify(value[k]);
+        if (v === undefined) continue;
+        put(`["o",${name},${JSON.stringify(k)},${v}]`);
+        n++;
+      }
+      if (n === 0) put(`["m",${name},{}]`);
+      continue;
+    }
+    put(`["m",${name},${JSON.stringify(value)}]`);
+  }
+  put(`["end",${lines + 1}]`);
+  return out;
 }
 
 /** Reads a state file's text: whole, or as much of it as can be trusted. */
 export function readState(text: string): ReadState {
+  if (text.trim() === '')
+    return { value: undefined, damage: 'the file is empty', kept: [], lost: ['everything'] };
+  return isSealed(text) || text.startsWith(HEADER) ? readSealed(text) : readLegacy(text);
+}
+
+type Place = { key: string; kind: 'm' | 'a' | 'o' } | undefined;
+
+/** One sealed line as a record, or undefined when it cannot be trusted. */
+function recordOf(line: string): unknown[] | undefined {
+  const body = openLine(line);
+  if (body === undefined) return undefined;
+  try {
+    const rec = JSON.parse(body) as unknown;
+    return Array.isArray(rec) ? rec : body === HEADER ? ['header'] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readSealed(text: string): ReadState {
+  const out: Record<string, unknown> = {};
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  let ended = false;
+  let after = 0;
+  /** Where each line's record went (undefined: damaged), to name what a damaged line most likely held. */
+  const places: (Place | null)[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const rec = recordOf(lines[i]!);
+    if (ended) {
+      after++;
+      continue;
+    }
+    if (rec === undefined) {
+      places.push(null);
+      continue;
+    }
+    if (rec[0] === 'header' && i === 0) {
+      places.push(undefined);
+      continue;
+    }
+    if (rec[0] === 'end') {
+      // The line count written with it: lines lost from the middle are noticed too.
+      if (rec[1] !== i + 1) places.push(null);
+      ended = true;
+      continue;
+    }
+    const key = rec[1];
+    const kind = rec[0];
+    if (typeof key !== 'string' || (kind !== 'm' && kind !== 'a' && kind !== 'o')) {
+      places.push(null);
+      continue;
+    }
+    if (kind === 'm' && rec.length === 3) out[key] = rec[2];
+    else if (kind === 'a' && rec.length === 3 && (out[key] === undefined || Array.isArray(out[key])))
+      ((out[key] ??= []) as unknown[]).push(rec[2]);
+    else if (
+      kind === 'o' &&
+      rec.length === 4 &&
+      typeof rec[2] === 'string' &&
+      (out[key] === undefined || isPlainObject(out[key]))
+    )
+      ((out[key] ??= {}) as Record<string, unknown>)[rec[2]] = rec[3];
+    else {
+      places.push(null);
+      continue;
+    }
+    places.push({ key, kind });
+  }
+  // Cut short: the last line read may be the one cut in the middle; it is part of the cut, not a damaged line.
+  if (!ended && places.at(-1) === null) places.pop();
+  const lost: string[] = [];
+  const byMember = new Map<string, number>();
+  let loose = 0;
+  // The record after each line (one pass from the end), to name what a damaged line most likely held.
+  const nextOf: (Place | undefined)[] = new Array<Place | undefined>(places.length);
+  let seenNext: Place | undefined;
+  for (let i = places.length - 1; i >= 0; i--) {
+    nextOf[i] = seenNext;
+    seenNext = places[i] ?? seenNext;
+  }
+  let before: Place | undefined;
+  places.forEach((p, i) => {
+    if (p !== null) {
+      before = p ?? before;
+      return;
+    }
+    // Between two records of one list or map (or after its last one, before the end): most likely one of its items.
+    const next = nextOf[i];
+    if (before && before.kind !== 'm' && (next === undefined || next.key === before.key))
+      byMember.set(before.key, (byMember.get(before.key) ?? 0) + 1);
+    else loose++;
+  });
+  for (const [key, n] of byMember) lost.push(`${counted(n, 'unreadable item')} of ${key}`);
+  if (loose > 0) lost.push(counted(loose, 'unreadable line'));
+  if (!ended) lost.push('whatever followed the cut');
+  if (ended && after === 0 && lost.length === 0) return { value: out, damage: undefined, kept: [], lost: [] };
+  if (!ended) return described(out, 'the file is cut short', lost);
+  if (lost.length > 0) return described(out, 'some lines are unreadable', lost);
+  return described(out, 'unreadable text after the state', ['nothing of the state']);
+}
+
+/** Reads a file of an older version (JSON, no seals): whole, or as much of it as can be trusted. */
+function readLegacy(text: string): ReadState {
   if (text.trim() === '')
     return { value: undefined, damage: 'the file is empty', kept: [], lost: ['everything'] };
   let whole: unknown;
