@@ -105,7 +105,9 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     // Closed and gone from the state file: nothing is left that a step's end (or a restart) could pass on.
     await waitFor(() => statuses('ask').at(-1)?.text === 'no open questions');
     const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
-    await waitFor(() => /"questions":\{\}/.test(readFileSync(file, 'utf8').replace(/\s/g, '')));
+    await waitFor(
+      () => Object.keys(readStateFile<{ questions?: object }>(file).questions ?? {}).length === 0,
+    );
     assert.equal(out.messages.length, 1);
     assert.equal(out2.messages.length, 0);
     assert.equal(jobsTo(env, B).length, 0, 'no SMS to the second number');
@@ -199,7 +201,9 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     await waitFor(() => statuses('ask').at(-1)?.text === 'no open questions');
     // Closed and gone from the state file: nothing is left that a step's end (or a restart) could pass on.
     const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
-    await waitFor(() => /"questions":\{\}/.test(readFileSync(file, 'utf8').replace(/\s/g, '')));
+    await waitFor(
+      () => Object.keys(readStateFile<{ questions?: object }>(file).questions ?? {}).length === 0,
+    );
     assert.equal(out.messages.length + out2.messages.length, 0);
     assert.equal(jobsTo(env, B).length, 0);
   });
@@ -313,9 +317,9 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     // The first step's end, from when it began as the state file says (when this test saw its SMS is later, by
     // however long a loaded machine took), and when the gateway got the second step's SMS: no clock of the
     // test's own, so a busy machine can only make the step seem later, never early.
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+    const saved = readStateFile<{
       questions: Record<string, { stepAt: number; settings: { waitMs: number } }>;
-    };
+    }>(file);
     const [first] = Object.values(saved.questions);
     assert.equal(first!.settings.waitMs, 2000);
     const due = first!.stepAt + first!.settings.waitMs;
