@@ -170,9 +170,13 @@ export interface ListenerStage<L> {
  *   <prefix><config id>:<type>:<listener id>:state    STRING  JSON of the listener's state (the keys it was given)
  *   <prefix><config id>:<type>:<listener id>:pending  HASH    key → encoded record not yet handed to it
  *   <prefix><config id>:<type>:staged:<key>           STRING  a destructive read's batch was staged (a day)
+ *   <prefix><config id>:<type>:marks                  HASH    record key → what the first takers marked (a week)
  *
  * A listener's keys are those a trigger of earlier versions used for itself, so what it left is handed on.
  */
+/** Marks are kept as long as records are kept for a listener that is away (the reader's AWAY_MS). */
+const MARKS_KEEP_MS = 7 * 86_400_000;
+
 export class RedisQueueState<S, L> {
   readonly stateKey: string;
 
@@ -182,6 +186,36 @@ export class RedisQueueState<S, L> {
     private readonly base: string,
   ) {
     this.stateKey = `${base}:state`;
+  }
+
+  /** What the first takers marked on records (record key → JSON object), while listeners still owe them. */
+  get marksKey(): string {
+    return `${this.base}:marks`;
+  }
+
+  /** Notes marks of records (a week: as long as records are kept for a listener that is away). */
+  async putMarks(marks: readonly [string, object][]): Promise<void> {
+    if (marks.length === 0) return;
+    const args = ['HSET', this.marksKey];
+    for (const [key, m] of marks) args.push(key, JSON.stringify(m));
+    await this.link.command(args);
+    await this.link.command(['PEXPIRE', this.marksKey, String(MARKS_KEEP_MS)]);
+  }
+
+  /** The marks of these record keys (undefined where none, or unreadable). */
+  async getMarks(keys: readonly string[]): Promise<(unknown | undefined)[]> {
+    if (keys.length === 0) return [];
+    const raw = (await this.link.command(['HMGET', this.marksKey, ...keys])) as unknown;
+    const list = Array.isArray(raw) ? raw : [];
+    return keys.map((_k, i) => {
+      const text = list[i];
+      if (typeof text !== 'string') return undefined;
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return undefined;
+      }
+    });
   }
 
   /** Marks a destructive read's batch as staged (a day): `<base>:staged:<first key>`. */

@@ -9,6 +9,7 @@ import { Lease } from '../../src/coordination/lease';
 import { RedisPollState, RedisQueueState } from '../../src/coordination/poll-state';
 import { RedisLink } from '../../src/coordination/redis-link';
 import { INBOUND } from '../../src/nodes/polling/queue-kinds';
+import type { ReaderOwner } from '../../src/nodes/polling/reader-host';
 import {
   collect,
   flowWith,
@@ -193,6 +194,54 @@ describe('coordinated pollers (real redis-server)', function () {
       listeners: Record<string, number>;
     };
     assert.deepEqual(Object.keys(reader.listeners).sort(), ['in', 'in2']);
+  });
+
+  it('a first taker on a coordinated gateway: it takes first, a failure holds the others back, its marks reach them (through Redis)', async () => {
+    const p = prefix();
+    await loadFlow(flowWith(env.emu.url, [], coordination(p)));
+    const reader = (helper.getNode('cfg') as unknown as ReaderOwner).queueReader(INBOUND);
+    const took: string[] = [];
+    let failing = true;
+    const text = (r: Record<string, unknown>): string => String(r.Text ?? '');
+    const first = reader.listen({
+      id: 'ask',
+      first: true,
+      take: (records) => {
+        if (failing) return Promise.reject(new Error('cannot take now'));
+        for (const r of records) took.push(`ask:${text(r)}`);
+        return Promise.resolve(
+          records.map((r) => (text(r).startsWith('1') ? { claimedBy: 'ask' } : undefined)),
+        );
+      },
+    });
+    const plain = reader.listen({
+      id: 'plain',
+      take: (records, _signal, marks) => {
+        records.forEach((r, i) => took.push(`plain:${text(r)}:${String(marks[i]?.claimedBy ?? '-')}`));
+        return Promise.resolve();
+      },
+    });
+    env.emu.control.injectInbound({ from: '+491700000020', text: '1a' });
+    env.emu.control.injectInbound({ from: '+491700000020', text: 'hello' });
+    // Until this instance holds the lease and has read both (kept in Redis for the listener that is not first).
+    const pendingKey = `${p}cfg:smsgw-inbound:plain:pending`;
+    for (let i = 0; i < 50 && (await r.hLen(pendingKey)) < 2; i++) {
+      await plain.pollNow().catch(() => undefined);
+      await sleep(100);
+    }
+    await plain.pollNow();
+    assert.equal(took.length, 0, 'held back while the first taker fails');
+    assert.equal(
+      await r.hLen(`${p}cfg:smsgw-inbound:plain:pending`),
+      2,
+      'kept in Redis for the other listener',
+    );
+    failing = false;
+    await plain.pollNow();
+    await waitFor(() => took.length === 4, 8000);
+    assert.deepEqual(took, ['ask:1a', 'ask:hello', 'plain:1a:ask', 'plain:hello:-']);
+    await plain.close(true);
+    await first.close(true);
   });
 
   it('releases the lease on close, so another instance takes over at once', async () => {

@@ -51,6 +51,11 @@ export const AWAY_MS = 7 * 86_400_000;
 const RENOTE_MS = 60_000;
 /** Records kept for one listener that is away; beyond, the oldest are dropped (with a warning). */
 export const MAX_OWED = 1_000;
+/**
+ * A first taker that was registered this recently (a redeploy, a restart under way) is waited for: the others get
+ * nothing it has not taken. Away longer, the others get the records without its marks (it gets them when it is back).
+ */
+export const FIRST_GRACE_MS = 60_000;
 
 /** What the reader tells its listeners, for their status. */
 export type ReaderEvent =
@@ -77,9 +82,22 @@ export type ReaderEvent =
  * A listener of a queue's reader: the inbound SMS trigger, and the hub of a configuration's `smsgw-ask` nodes
  * (ask/reader-replies.ts: it needs each inbound message once, durably, and may consume or ignore it).
  */
+/**
+ * What a first taker says of a record for the listeners after it, e.g. `{ optOut: 'added' }` (the opt-out list took
+ * a STOP) or `{ claimedBy: 'smsgw-ask' }` (a reply an ask node took): short words and numbers, kept with the record
+ * until every listener had it.
+ */
+export type RecordMarks = Readonly<Record<string, string | number | boolean>>;
+
 export interface QueueListener<R> {
   /** Stable across restarts and instances (the node id): records read while it is away are kept under it. */
   readonly id: string;
+  /**
+   * A first taker (the opt-out list, the ask hub): it gets each record before the other listeners, which get the
+   * record only once every first taker took it (or has been away longer than FIRST_GRACE_MS), with what the first
+   * takers marked on it. A first taker that cannot take a record holds it back from the others: it fails loudly.
+   */
+  readonly first?: boolean;
   /** Poll every this many ms while it is registered; undefined: only when it calls pollNow(). */
   readonly intervalMs?: number | undefined;
   /** HLR results: records per read it wants (0 = all); the reader reads the most any listener wants. */
@@ -88,8 +106,14 @@ export interface QueueListener<R> {
    * Records read for this listener, in the gateway's order. Resolve once they are handed on or kept durably; until
    * then the reader keeps them and offers them again (after a restart too). Reject to get them all again (one that
    * took some before it had to stop tells them apart by the kind's key). After a crash a record may come twice.
+   * `marks[i]`: what the first takers marked on `records[i]`. A first taker may resolve with its own marks, one per
+   * record (undefined: nothing to say); they are kept (durably, or in Redis) until every listener had the record.
    */
-  take(records: readonly R[], signal: AbortSignal): Promise<void>;
+  take(
+    records: readonly R[],
+    signal: AbortSignal,
+    marks: readonly (RecordMarks | undefined)[],
+  ): Promise<void | readonly (RecordMarks | undefined)[]>;
   /** What the reader does, for the listener's status. */
   event?(event: ReaderEvent): void;
 }
@@ -125,6 +149,10 @@ interface ReaderState {
   listeners: Record<string, number>;
   /** Listener id -> encoded records not yet handed to it (one instance only; Redis keeps them per listener). */
   owed?: Record<string, unknown[]>;
+  /** The listeners that take first (present or away). */
+  firsts?: string[];
+  /** Record key -> what the first takers marked on it, while a listener still owes it (one instance only). */
+  marks?: Record<string, RecordMarks>;
 }
 
 interface ListenerState {
@@ -158,6 +186,8 @@ export class QueueReader<R> {
   private note: CollectedState['reading'];
   /** The last collecting read came back (answered or failed): a clean close drops the note. */
   private readEnded = true;
+  /** When this reader started: first takers of a flow that is starting are waited for (FIRST_GRACE_MS). */
+  private readonly startedAt = Date.now();
 
   constructor(
     private readonly host: ReaderHost,
@@ -231,7 +261,13 @@ export class QueueReader<R> {
     this.listeners.set(listener.id, listener);
     this.removed.delete(listener.id);
     void this.ready.then(() => {
-      if (this.listeners.get(listener.id) === listener) this.state.listeners[listener.id] = Date.now();
+      if (this.listeners.get(listener.id) !== listener) return;
+      this.state.listeners[listener.id] = Date.now();
+      // Remembered while it is away too: what it has not taken is held back from the others for FIRST_GRACE_MS.
+      const firsts = new Set(this.state.firsts);
+      if (listener.first) firsts.add(listener.id);
+      else firsts.delete(listener.id);
+      this.state.firsts = [...firsts];
     });
     this.retime();
     return {
@@ -246,6 +282,7 @@ export class QueueReader<R> {
         // Deleted: nothing is kept for it any more (its Redis keys stay until they are overwritten or expire).
         delete this.state.listeners[listener.id];
         if (this.state.owed?.[listener.id]) delete this.state.owed[listener.id];
+        if (this.state.firsts) this.state.firsts = this.state.firsts.filter((id) => id !== listener.id);
         // Not saved now: the store tells it and saves it with the next write.
         await this.save().catch(() => undefined);
       },
@@ -295,6 +332,12 @@ export class QueueReader<R> {
   /** @internal */
   present(): QueueListener<R>[] {
     return [...this.listeners.values()];
+  }
+
+  /** @internal A first taker is registered (its marks are read for the others). */
+  hasFirsts(): boolean {
+    for (const l of this.listeners.values()) if (l.first) return true;
+    return false;
   }
 
   /** @internal The reader's own state as saved (also the start when coordination is switched on). */
@@ -361,6 +404,7 @@ export class QueueReader<R> {
       if (this.removed.has(id) || !(at >= now - AWAY_MS)) {
         delete state.listeners[id];
         if (state.owed) delete state.owed[id];
+        if (state.firsts) state.firsts = state.firsts.filter((f) => f !== id);
       }
     }
     return Object.keys(state.listeners);
@@ -470,22 +514,41 @@ export class QueueReader<R> {
     this.host.node.warn(this.host.RED._(sharedKey('errors.owedOverflow'), { id, max: MAX_OWED }));
   }
 
-  /** Hands each present listener what is owed to it; true when something was handed on (the state changed). */
+  /**
+   * Hands each present listener what is owed to it, first takers first; true when something was handed on (the
+   * state changed). A listener that is not a first taker gets records in order up to the first one a first taker
+   * waited for has not taken yet, with the first takers' marks.
+   */
   private async handOver(signal: AbortSignal, counts?: Map<string, number>): Promise<boolean> {
     const owed = this.state.owed;
     if (!owed) return false;
     let changed = false;
-    for (const l of this.present()) {
+    const present = this.present();
+    const ordered = [...present.filter((l) => l.first), ...present.filter((l) => !l.first)];
+    let held: Set<string> | undefined;
+    for (const l of ordered) {
       const values = owed[l.id];
       if (!values || values.length === 0 || signal.aborted) continue;
-      const n = values.length;
+      const records = decode<R>(values);
+      let n = records.length;
+      if (!l.first) {
+        // After the first takers had their turn: what they still owe holds the others back.
+        held ??= this.heldBack(owed);
+        const stop = held.size === 0 ? -1 : records.findIndex((r) => held!.has(this.kind.key(r)));
+        if (stop >= 0) n = stop;
+      }
+      if (n === 0) continue;
+      const batch = n === records.length ? records : records.slice(0, n);
+      const marks = batch.map((r) => this.state.marks?.[this.kind.key(r)]);
+      let given: void | readonly (RecordMarks | undefined)[];
       try {
-        await l.take(decode<R>(values), signal);
+        given = await l.take(batch, signal, marks);
       } catch (e) {
         // Kept for the next poll; the listener says why (its own state could not be written, say).
         if (!signal.aborted) this.emit({ type: 'failed', error: e, failures: 1, retryInMs: 0 }, l);
         continue;
       }
+      if (l.first && given) this.mark(batch, given);
       // Taken (a listener that could not take them all rejects). New records are only added by this (sequential)
       // poll: the first n are the ones handed on.
       values.splice(0, n);
@@ -493,8 +556,58 @@ export class QueueReader<R> {
       counts?.set(l.id, (counts.get(l.id) ?? 0) + n);
       changed = true;
     }
+    if (changed) this.pruneMarks(owed);
     return changed;
   }
+
+  /** Keys of the records a first taker that is waited for still owes (it failed, or is away for less than the grace). */
+  private heldBack(owed: Record<string, unknown[]>): Set<string> {
+    const held = new Set<string>();
+    const now = Date.now();
+    const starting = now - this.startedAt < FIRST_GRACE_MS;
+    for (const id of this.state.firsts ?? []) {
+      const values = owed[id];
+      if (!values || values.length === 0) continue;
+      const waited =
+        this.listeners.has(id) || starting || now - (this.state.listeners[id] ?? 0) < FIRST_GRACE_MS;
+      if (!waited) continue;
+      for (const r of decode<R>(values)) held.add(this.kind.key(r));
+    }
+    return held;
+  }
+
+  /** Notes a first taker's marks on the records it took (merged with those of the first takers before it). */
+  private mark(records: readonly R[], given: readonly (RecordMarks | undefined)[]): void {
+    records.forEach((r, i) => {
+      const m = given[i];
+      if (!m || Object.keys(m).length === 0) return;
+      const key = this.kind.key(r);
+      const marks = (this.state.marks ??= {});
+      marks[key] = { ...marks[key], ...m };
+    });
+  }
+
+  /** Marks of records no listener owes any more are dropped. */
+  private pruneMarks(owed: Record<string, unknown[]>): void {
+    const marks = this.state.marks;
+    if (!marks) return;
+    const wanted = new Set<string>();
+    for (const values of Object.values(owed)) for (const r of decode<R>(values)) wanted.add(this.kind.key(r));
+    for (const key of Object.keys(marks)) if (!wanted.has(key)) delete marks[key];
+    if (Object.keys(marks).length === 0) delete this.state.marks;
+  }
+}
+
+/** The first takers before the others (each group in its order). */
+function firstsFirst<T extends { listener: { first?: boolean } }>(list: readonly T[]): T[] {
+  return [...list.filter((c) => c.listener.first), ...list.filter((c) => !c.listener.first)];
+}
+
+/** The entries before the first one whose record a first taker still holds back. */
+function upTo<R>(entries: PendingEntry[], held: ReadonlySet<string>, kind: QueueKind<R>): PendingEntry[] {
+  if (held.size === 0) return entries;
+  const stop = entries.findIndex((e) => held.has(kind.key(decode<R>([e.value])[0]!)));
+  return stop < 0 ? entries : entries.slice(0, stop);
 }
 
 function normalize(loaded: Partial<ReaderState>): ReaderState {
@@ -502,7 +615,37 @@ function normalize(loaded: Partial<ReaderState>): ReaderState {
   const listeners = loaded.listeners && typeof loaded.listeners === 'object' ? loaded.listeners : {};
   const owed = loaded.owed && typeof loaded.owed === 'object' ? loaded.owed : {};
   for (const [id, list] of Object.entries(owed)) if (!Array.isArray(list)) delete owed[id];
-  return { read: { ...read, seen: Array.isArray(read.seen) ? read.seen : [] }, listeners, owed };
+  const state: ReaderState = {
+    read: { ...read, seen: Array.isArray(read.seen) ? read.seen : [] },
+    listeners,
+    owed,
+  };
+  if (Array.isArray(loaded.firsts)) state.firsts = loaded.firsts.filter((id) => typeof id === 'string');
+  if (loaded.marks && typeof loaded.marks === 'object') state.marks = readMarks(loaded.marks);
+  return state;
+}
+
+/** Marks as read back from a file or Redis: only short words, numbers and flags (anything else is left out). */
+export function readMarks(raw: object): Record<string, RecordMarks> {
+  const out: Record<string, RecordMarks> = {};
+  for (const [key, m] of Object.entries(raw)) {
+    const marks = marksOf(m);
+    if (marks) out[key] = marks;
+  }
+  return out;
+}
+
+export function marksOf(m: unknown): RecordMarks | undefined {
+  if (!m || typeof m !== 'object' || Array.isArray(m)) return undefined;
+  const marks: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(m as Record<string, unknown>))
+    if (
+      typeof v === 'boolean' ||
+      (typeof v === 'number' && Number.isFinite(v)) ||
+      (typeof v === 'string' && v.length <= 200)
+    )
+      marks[k] = v;
+  return Object.keys(marks).length > 0 ? marks : undefined;
 }
 
 /**
@@ -595,13 +738,33 @@ class RedisReading<R> {
     signal: AbortSignal,
   ): Promise<{ n: number; go: boolean }> {
     let n = 0;
-    for (const e of entries) {
+    const store = this.store!;
+    const records = entries.map((e) => decode<R>([e.value])[0]!);
+    const keys = records.map((r) => this.kind.key(r));
+    // The first takers' marks, for the others (one read for the batch; none to read without first takers).
+    const marks: (RecordMarks | undefined)[] =
+      listener.first || !this.reader.hasFirsts()
+        ? keys.map(() => undefined)
+        : (await this.redis(() => store.getMarks(keys))).map(marksOf);
+    for (const [i, e] of entries.entries()) {
       if (signal.aborted || !this.lease!.isCurrent(hold) || !this.host.link!.up) return { n, go: false };
+      let given: void | readonly (RecordMarks | undefined)[];
       try {
-        await listener.take(decode<R>([e.value]), signal);
+        given = await listener.take([records[i]!], signal, [marks[i]]);
       } catch (err) {
         this.reader.emit({ type: 'failed', error: err, failures: 1, retryInMs: 0 }, listener);
         return { n, go: true };
+      }
+      // A first taker's marks are in Redis before its record leaves its pending hash: after a crash in between it
+      // gets the record again (and marks it again), never the others without them.
+      const mine = listener.first ? marksOf(given?.[0]) : undefined;
+      if (mine) {
+        try {
+          await store.putMarks([[keys[i]!, mine]]);
+        } catch (err) {
+          this.reader.emit({ type: 'failed', error: err, failures: 1, retryInMs: 0 }, listener);
+          return { n, go: false };
+        }
       }
       // Handed on: noted in Redis whatever happens now (a flow that began to stop meanwhile included), or the next
       // holder would hand it on again. The loop's first check stops before the next record.
@@ -646,11 +809,19 @@ class RedisReading<R> {
     }
     this.fresh = false;
     const counts = new Map<string, number>();
-    for (const c of carried) {
+    // First takers first; what one of them still has pending holds the others back at that record.
+    const held = new Set<string>();
+    for (const c of firstsFirst(carried)) {
       if (c.entries.length === 0) continue;
-      const h = await this.handOn(hold, c.listener, c.pending, c.entries, signal);
+      const entries = c.listener.first ? c.entries : upTo(c.entries, held, this.kind);
+      const h =
+        entries.length === 0
+          ? { n: 0, go: true }
+          : await this.handOn(hold, c.listener, c.pending, entries, signal);
       counts.set(c.listener.id, h.n);
       if (!h.go) return this.showWaiting();
+      if (c.listener.first)
+        for (const e of c.entries.slice(h.n)) held.add(this.kind.key(decode<R>([e.value])[0]!));
     }
     const saved = await this.redis(() => store.load());
     const state = saved ? normalize(saved) : await this.startState();
@@ -729,12 +900,16 @@ class RedisReading<R> {
       throw new CoordinationUnavailable(e instanceof Error ? e.message : String(e));
     }
     if (staged !== 'staged') return this.showWaiting();
-    for (const l of present) {
-      const mine = perListener.find((p) => p.id === l.id);
+    for (const l of firstsFirst(present.map((listener) => ({ listener })))) {
+      const mine = perListener.find((p) => p.id === l.listener.id);
       if (!mine || mine.entries.length === 0) continue;
-      const h = await this.handOn(hold, l, mine.pending, mine.entries, signal);
-      counts.set(l.id, (counts.get(l.id) ?? 0) + h.n);
+      const entries = l.listener.first ? mine.entries : upTo(mine.entries, held, this.kind);
+      if (entries.length === 0) continue;
+      const h = await this.handOn(hold, l.listener, mine.pending, entries, signal);
+      counts.set(l.listener.id, (counts.get(l.listener.id) ?? 0) + h.n);
       if (!h.go) return this.showWaiting();
+      if (l.listener.first)
+        for (const e of mine.entries.slice(h.n)) held.add(this.kind.key(decode<R>([e.value])[0]!));
     }
     if (result.failure !== undefined) throw result.failure;
     for (const l of present)
