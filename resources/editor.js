@@ -385,7 +385,7 @@ window.smsgwEditor = window.smsgwEditor || (function () {
         node.inputs = $('#smsgw-poll-on-input').is(':checked') ? 1 : 0;
     }
 
-    // The account of a gateway configuration (issue 21 §2): without user or password it shows the warning
+    // The account of a gateway configuration: without user or password it shows the warning
     // triangle, and so do the nodes using it. What this editor knows comes first (credentials typed, loaded by
     // a dialog or imported); else the runtime says, for each deployed configuration, whether it has both (yes or
     // no, never the values); a configuration it does not know was never deployed and has none. Until the runtime

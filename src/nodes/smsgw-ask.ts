@@ -1,5 +1,5 @@
 /**
- * smsgw-ask: asks an on-call list by SMS and waits for a reply (issue 20 §2).
+ * smsgw-ask: asks an on-call list by SMS and waits for a reply.
  * In: the question (msg.payload by default) and the on-call list (a typedInput: numbers as the send SMS node takes
  * them). `msg.ask.cancel` (true with msg.topic or msg.ask.id, or the ask id itself) closes open questions instead.
  * Out 1 (answered): the msg that asked, with msg.ask = { answer, from, step, afterMs, jobId, id, code }.

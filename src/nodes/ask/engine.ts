@@ -1,5 +1,5 @@
 /**
- * The open questions of one gateway configuration and what happens to them (issue 20 §2), without Node-RED: the
+ * The open questions of one gateway configuration and what happens to them, without Node-RED: the
  * hub (hub.ts) gives it a store, the authority (which instance acts), a sender and the ask nodes' outputs.
  *
  * Every change of a question is written to the store before anything follows from it (an SMS, an output):

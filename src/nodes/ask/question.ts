@@ -1,5 +1,5 @@
 /**
- * What an ask node keeps of each question (issue 20 §2): everything its steps need is copied in when it is asked,
+ * What an ask node keeps of each question: everything its steps need is copied in when it is asked,
  * so a question goes on after a restart, on another instance, or after its node was redeployed with other settings.
  * Plain JSON: it is written to a state file or to Redis as it is.
  */

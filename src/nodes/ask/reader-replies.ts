@@ -1,6 +1,6 @@
 /**
- * The replies an ask hub waits for come from the config node's one reader of new inbound messages (issue 20 §1,
- * polling/queue-reader.ts): the hub is one listener of it, as the inbound SMS triggers are, so a trigger and the
+ * The replies an ask hub waits for come from the config node's one reader of new inbound messages
+ * (polling/queue-reader.ts): the hub is one listener of it, as the inbound SMS triggers are, so a trigger and the
  * asks on one gateway each get every message, once. The hub asks the reader to read (pollNow) while questions are
  * open; whatever a trigger's interval reads reaches it too.
  */

@@ -1,6 +1,6 @@
 /**
  * Where an ask hub gets the replies: the gateway's inbound messages, each once, from the config node's one reader
- * of them (issue 20 §1). The hub is one listener of that reader; what it needs of it is this narrow interface.
+ * of them. The hub is one listener of that reader; what it needs of it is this narrow interface.
  */
 import type { Reply } from './match';
 

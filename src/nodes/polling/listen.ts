@@ -20,7 +20,7 @@ import type { ListenerHandle, ReaderEvent } from './queue-reader';
 import { ownsReaders } from './reader-host';
 import { SeenIds } from './seen-ids';
 
-/** What a listening trigger keeps: the keys it handed on; `pending` only as left by versions before issue 20. */
+/** What a listening trigger keeps: the keys it handed on; `pending` only as left by earlier versions (before one reader per configuration). */
 interface ListenerState {
   seen?: string[];
   pending?: unknown[];
