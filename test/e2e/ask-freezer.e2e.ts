@@ -1,5 +1,5 @@
 /**
- * "Freezer alarm with acknowledgement" end to end (issue 20 §4): the packed package in a real Node-RED, the
+ * "Freezer alarm with acknowledgement" end to end: the packed package in a real Node-RED, the
  * example as shipped, a real Mosquitto broker, readings published as the sensor would, replies sent through the
  * emulator's control API as a phone in its console sends them (with the JobId of the newest message to that
  * number), steps of a few seconds.

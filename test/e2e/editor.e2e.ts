@@ -454,7 +454,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await setTypedString(page, 'node-input-text', 'a'.repeat(1530));
     await warning.waitFor({ state: 'detached', timeout: 10000 });
     assert.match(await info.innerText(), /GSM-7 · 10 segments · 0 characters left/);
-    // one segment in the singular, as the counter counts (issue 21 §8: no "segment(s)")
+    // one segment in the singular, as the counter counts (no "segment(s)")
     await setTypedString(page, 'node-input-text', 'a');
     await page.waitForFunction(
       () =>
@@ -464,7 +464,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       undefined,
       { timeout: 10000 },
     );
-    // over the hard cap (issue 19 §6): not analysed, the dialog says the node refuses it
+    // over the hard cap: not analysed, the dialog says the node refuses it
     await setTypedString(page, 'node-input-text', 'a'.repeat(70_000));
     await page.waitForFunction(
       () =>
@@ -715,7 +715,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await page.waitForSelector('#node-dialog-cancel', { state: 'hidden' });
   });
 
-  it('a second inbound SMS trigger on a gateway with one already: no warning, both are listeners (issue 20 §1)', async function () {
+  it('a second inbound SMS trigger on a gateway with one already: no warning, both are listeners', async function () {
     const existing = examplesForDeploy(stack.emulator.url).find((n) => n.type === 'smsgw-inbound');
     assert.ok(existing, 'an example has an inbound SMS trigger');
     await page.click('#red-ui-tab-' + TAB + ' a');
@@ -723,7 +723,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await openEditDialog(page, id);
     await page.waitForSelector('#node-input-gateway option', { state: 'attached' });
     await page.selectOption('#node-input-gateway', String(existing.gateway));
-    // The dialog once warned here that the two would split the messages (issue 14 §5); now each gets every one.
+    // The dialog once warned here that the two would split the messages; now each gets every one.
     await page.waitForTimeout(300);
     assert.equal(await page.locator('.smsgw-shared-queue').count(), 0);
     assert.ok(!/Another inbound SMS trigger/.test((await page.textContent('.red-ui-editor')) ?? ''));

@@ -208,7 +208,7 @@ describe('nodes: example flows', () => {
   }
 });
 
-describe('nodes: "Delivery tracking" sorts the final reports by what they say (issue 21 §3)', () => {
+describe('nodes: "Delivery tracking" sorts the final reports by what they say', () => {
   // Output 2 carries every final report, delivered or not: an unreachable number's once went to "delivered".
   const flow = examples.find((e) => e.name === 'Delivery tracking')!.flow;
   const RECIPIENT = '+4917012345678';

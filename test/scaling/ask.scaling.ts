@@ -1,5 +1,5 @@
 /**
- * Issue 20 §4 (f): the ask node on two real Node-RED runtimes with the same flows and one real redis-server, the
+ * The ask node on two real Node-RED runtimes with the same flows and one real redis-server, the
  * emulator in this process. Questions come in through either instance (HTTP in -> ask; answered once the question
  * is kept in Redis); the first number of every other question replies `1` as a phone would (with the JobId of the
  * newest message to it). Meanwhile one instance after the other is killed with SIGKILL and started again every
@@ -74,7 +74,7 @@ function jobs(emu: RunningEmulator): Job[] {
   return snap.accounts.flatMap((a) => a.jobs);
 }
 
-describe('ask on two Node-RED instances on one Redis, with a kill loop (issue 20 §4 f)', function () {
+describe('ask on two Node-RED instances on one Redis, with a kill loop', function () {
   this.timeout(300_000);
   let redis: RedisServer;
   let emu: RunningEmulator;

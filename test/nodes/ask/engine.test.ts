@@ -13,7 +13,7 @@ const reply = (from: string, text: string, jobId?: number, key = `r${Math.random
   ...(jobId !== undefined ? { jobId } : {}),
 });
 
-describe('ask engine (issue 20 §2)', () => {
+describe('ask engine', () => {
   it('asks the first number with the code, and a reply "1" from it answers: output 1 once, nobody else asked', async () => {
     const h = harness();
     await h.engine.start();

@@ -68,7 +68,7 @@ function reply(env: Env, from: string, text: string): void {
   env.emu.control.injectInbound({ from, text, ...(last ? { jobId: last.id } : {}) });
 }
 
-describe('smsgw-ask node (issue 20 §2)', function () {
+describe('smsgw-ask node', function () {
   this.timeout(30_000);
   let env: Env;
   beforeEach(async () => {
@@ -113,7 +113,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     assert.equal(jobsTo(env, B).length, 0, 'no SMS to the second number');
   });
 
-  it('an inbound SMS trigger and an ask on one gateway both get every reply, once (one reader, issue 20 §1)', async () => {
+  it('an inbound SMS trigger and an ask on one gateway both get every reply, once (one reader)', async () => {
     await loadFlow([
       ...flowWith(env.emu.url, [
         // A step of a minute: the reply answers the first step however slowly this machine reads it.

@@ -1,6 +1,6 @@
 /**
  * The ask node's settings as a flow written by hand (or imported without them) gives them: the dialog's defaults
- * (issue 20 §2: 5 minutes per step, one round, any reply acknowledges, nobody told), and the refusals at deploy.
+ * (5 minutes per step, one round, any reply acknowledges, nobody told), and the refusals at deploy.
  */
 import assert from 'node:assert/strict';
 import { nodeSettings } from '../../../src/nodes/smsgw-ask';
@@ -16,7 +16,7 @@ const def = (fields: Record<string, unknown> = {}) =>
     ...fields,
   }) as Parameters<typeof nodeSettings>[0];
 
-describe('smsgw-ask settings (issue 20 §2)', () => {
+describe('smsgw-ask settings', () => {
   it('a node without its fields: 5 minutes per step, one round, any reply acknowledges, nobody told', () => {
     const s = nodeSettings(def());
     assert.equal(s.waitMs, 5 * 60_000);
