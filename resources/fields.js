@@ -1087,6 +1087,7 @@ window.smsgwFields = window.smsgwFields || (function () {
             inputs: shared_1.INPUTS,
             store: (0, shared_1.store)('smsgw-inbound'),
             dropReports: { kind: 'flag', label: 'smsgw-inbound.label.dropReports', value: false, blank: 'default' },
+            alsoReplies: { kind: 'flag', label: 'smsgw-inbound.label.alsoReplies', value: false, blank: 'default' },
             includeReports: { kind: 'internal', label: 'smsgw-inbound.label.dropReports', value: undefined },
         };
         exports.DLR_FIELDS = {

@@ -31,6 +31,7 @@ import { StoreWriteError } from '../../store';
 import { freeCode, recentlyFreed } from './codes';
 import { IgnoredReplies } from './ignored-replies';
 import { lastJobId, matchReply, type Reply } from './match';
+import { CLAIMED_BY_ASK, type ClaimMarks } from './replies';
 import {
   askedKeys,
   isClosed,
@@ -123,8 +124,8 @@ export class AskEngine {
   private readDone = true;
   /** The lines about ignored replies: one per number per minute. */
   private readonly ignored: IgnoredReplies;
-  /** Keys of the replies applied by this holder (oldest first). */
-  private readonly applied = new Set<string>();
+  /** Keys of the replies applied by this holder (oldest first), with what was marked on each. */
+  private readonly applied = new Map<string, ClaimMarks | undefined>();
 
   constructor(private readonly deps: EngineDeps) {
     this.clock = deps.clock ?? realClock;
@@ -190,24 +191,32 @@ export class AskEngine {
    * and as soon as the store cannot write (the reader keeps them and offers them again; a reply applied already
    * is recognised by its key then, and not applied twice).
    */
-  take(replies: readonly Reply[]): Promise<void> {
+  take(replies: readonly Reply[]): Promise<(ClaimMarks | undefined)[]> {
     const store = this.deps.store;
     if (store.problem) {
       // Each offer tries the disk again (the store retries on its own too, ever less often).
       void store.retryNow?.();
       return Promise.reject(new StoreWriteError(store.problem));
     }
+    // A reply that answered a question is marked for the listeners after the hub (they skip it by default).
+    const marks: (ClaimMarks | undefined)[] = [];
     const work = this.run(async () => {
+      marks.length = 0;
       if (!this.holding) throw new NotHolder('this instance does not hold the questions now');
       for (const r of replies) {
-        if (this.applied.has(r.key)) continue;
-        this.remember(r.key);
-        await this.answer(r);
+        if (this.applied.has(r.key)) {
+          marks.push(this.applied.get(r.key));
+          continue;
+        }
+        this.remember(r.key, undefined);
+        const m = await this.answer(r);
+        this.remember(r.key, m);
+        marks.push(m);
       }
       this.schedule();
-    }, true);
+    }, true).then(() => marks);
     if (!store.watch) return work;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<(ClaimMarks | undefined)[]>((resolve, reject) => {
       const off = store.watch!((problem) => {
         if (problem) reject(new StoreWriteError(problem));
       });
@@ -215,9 +224,9 @@ export class AskEngine {
     });
   }
 
-  private remember(key: string): void {
-    this.applied.add(key);
-    if (this.applied.size > MAX_APPLIED) this.applied.delete(this.applied.values().next().value!);
+  private remember(key: string, marks: ClaimMarks | undefined): void {
+    this.applied.set(key, marks);
+    if (this.applied.size > MAX_APPLIED) this.applied.delete(this.applied.keys().next().value!);
   }
 
   async close(): Promise<void> {
@@ -431,7 +440,8 @@ export class AskEngine {
     await this.save(q);
   }
 
-  private async answer(r: Reply): Promise<void> {
+  /** Applies one reply; what to mark on it when it answered a question (acknowledged or passed it on). */
+  private async answer(r: Reply): Promise<ClaimMarks | undefined> {
     const key = this.deps.numberKey(r.from);
     const m = matchReply(r, key, [...this.questions.values()]);
     if ('none' in m) {
@@ -455,16 +465,17 @@ export class AskEngine {
           from,
           `ask: "${safeText(r.text, 40)}" from ${from} is not an accepted answer to question ${m.question!.code}`,
         );
-      return;
+      return undefined;
     }
     const q = m.question;
     const now = this.now();
+    const marks = claimOf(q, m.action);
     if (m.action === 'pass') {
       // Only the number asked now can pass it on (an earlier one's "pass" came late: it went on already).
-      if (q.keys[stepIndex(q, q.step)] !== key) return;
+      if (q.keys[stepIndex(q, q.step)] !== key) return marks;
       await this.nextStep(q);
       await this.advance(q);
-      return;
+      return marks;
     }
     const at = q.keys.indexOf(key);
     q.state = 'answered';
@@ -487,6 +498,7 @@ export class AskEngine {
     await this.save(q);
     for (const s of tells) this.launch(q, s, false);
     await this.advance(q);
+    return marks;
   }
 
   private async applyCancel(c: CancelRequest): Promise<void> {
@@ -587,3 +599,8 @@ export class AskEngine {
 
 /** A new question id (also in logs): 12 random hex characters. */
 export const newQuestionId = (): string => randomBytes(6).toString('hex');
+
+/** The marks of a reply that answered `q` (replies.ts): short words, kept with the record by the reader. */
+function claimOf(q: Question, action: 'ack' | 'pass'): ClaimMarks {
+  return { claimedBy: CLAIMED_BY_ASK, question: q.code ?? '', askId: q.id, askNode: q.node, action };
+}

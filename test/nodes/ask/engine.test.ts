@@ -153,6 +153,37 @@ describe('ask engine (issue 20 §2)', () => {
     assert.equal(h.out.got[0]!.q.result!.answer, 'b ok, I go');
   });
 
+  it('marks the replies that answered a question (acknowledged, passed on) for the inbound triggers, the others not', async () => {
+    const h = harness();
+    await h.engine.start();
+    const q = question(h.clock);
+    await h.engine.ask(q);
+    await flush();
+    const marks = await h.engine.take([
+      reply(STRANGER, '1'),
+      reply(A, 'what?'),
+      reply(A, '2', undefined, 'pass-key'),
+    ]);
+    const claim = (action: string) => ({
+      claimedBy: 'smsgw-ask',
+      question: 'a',
+      askId: q.id,
+      askNode: q.node,
+      action,
+    });
+    assert.deepEqual(marks, [undefined, undefined, claim('pass')]);
+    await flush();
+    assert.equal(h.sender.asks(B).length, 1, 'passed on');
+    const ack = reply(B, '1a', undefined, 'ack-key');
+    assert.deepEqual(await h.engine.take([ack]), [claim('ack')]);
+    await flush();
+    assert.equal(h.out.got.length, 1);
+    // Offered again (the reader could not note the take): applied once, marked as the first time.
+    assert.deepEqual(await h.engine.take([ack, reply(A, '1')]), [claim('ack'), undefined]);
+    await flush();
+    assert.equal(h.out.got.length, 1);
+  });
+
   it('rounds: the list again from the top; a tell to everyone but the one who answered', async () => {
     const h = harness();
     await h.engine.start();
