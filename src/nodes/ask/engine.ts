@@ -42,7 +42,7 @@ import {
   type Question,
 } from './question';
 import type { AskStore, Hold } from './store';
-import { cancelText, stepText, tellText } from './texts';
+import { cancelText, stepText, tellText, type StepReason } from './texts';
 
 /** Which instance acts: always this one, or the holder of a lease. */
 export interface Authority {
@@ -418,14 +418,16 @@ export class AskEngine {
     this.launch(q, sms, false);
   }
 
-  private async nextStep(q: Question): Promise<void> {
+  /** The next step (or output 2 after the last); `reason`: passed on by a reply, else its wait ended. */
+  private async nextStep(q: Question, reason?: StepReason): Promise<void> {
     const now = this.now();
     const steps = totalSteps(q);
     if (q.step + 1 < steps) {
       const step = q.step + 1;
       const previous = q.numbers[stepIndex(q, q.step)];
       const to = q.numbers[stepIndex(q, step)]!;
-      const sms = this.plan(q, 'ask', to, stepText(q, step, previous), q.settings.critical, step);
+      const why: StepReason = reason ?? { why: 'wait', from: previous ?? '' };
+      const sms = this.plan(q, 'ask', to, stepText(q, step, why), q.settings.critical, step);
       q.step = step;
       q.stepAt = now;
       q.sms.push(sms);
@@ -463,42 +465,58 @@ export class AskEngine {
         this.ignored.note(
           key,
           from,
-          `ask: "${safeText(r.text, 40)}" from ${from} is not an accepted answer to question ${m.question!.code}`,
+          `ask: "${safeText(r.text, 40)}" from ${from} is not an accepted answer to ` +
+            (m.question ? `question ${m.question.code}` : 'its open questions'),
         );
       return undefined;
     }
+    if ('all' in m) {
+      // `1*`: every open question of this number, one after the other.
+      for (const one of m.all) await this.acknowledge(one.question, key, m.answer, one.jobId);
+      return claimOfAll(m.all.map((one) => one.question));
+    }
     const q = m.question;
-    const now = this.now();
     const marks = claimOf(q, m.action);
     if (m.action === 'pass') {
       // Only the number asked now can pass it on (an earlier one's "pass" came late: it went on already).
       if (q.keys[stepIndex(q, q.step)] !== key) return marks;
-      await this.nextStep(q);
+      await this.nextStep(q, { why: 'pass', from: q.numbers[q.keys.indexOf(key)]! });
       await this.advance(q);
       return marks;
     }
+    await this.acknowledge(q, key, m.answer, m.jobId);
+    return marks;
+  }
+
+  /** `key` acknowledged `q`: it is answered (output 1), the others are told as set. */
+  private async acknowledge(
+    q: Question,
+    key: string,
+    answer: string,
+    jobId: number | undefined,
+  ): Promise<void> {
+    const now = this.now();
     const at = q.keys.indexOf(key);
     q.state = 'answered';
     q.closedAt = now;
     q.result = {
-      answer: m.answer,
+      answer,
       from: q.numbers[at]!,
       step: q.step + 1,
       afterMs: now - q.createdAt,
-      jobId: m.jobId,
+      jobId,
     };
     const tells: AskSms[] = [];
     if (q.settings.tell !== 'none') {
       const to = q.settings.tell === 'all' ? new Set(q.keys) : askedKeys(q);
       to.delete(key);
-      const text = tellText(q, q.numbers[at]!, m.answer);
+      const text = tellText(q, q.numbers[at]!, answer);
       for (const k of to) tells.push(this.plan(q, 'tell', q.numbers[q.keys.indexOf(k)]!, text, false));
     }
     q.sms.push(...tells);
     await this.save(q);
     for (const s of tells) this.launch(q, s, false);
     await this.advance(q);
-    return marks;
   }
 
   private async applyCancel(c: CancelRequest): Promise<void> {
@@ -599,6 +617,17 @@ export class AskEngine {
 
 /** A new question id (also in logs): 12 random hex characters. */
 export const newQuestionId = (): string => randomBytes(6).toString('hex');
+
+/** The marks of a `1*` reply: the codes and ask ids of every question it acknowledged, space-separated. */
+function claimOfAll(qs: readonly Question[]): ClaimMarks {
+  return {
+    claimedBy: CLAIMED_BY_ASK,
+    question: qs.map((q) => q.code ?? '').join(' '),
+    askId: qs.map((q) => q.id).join(' '),
+    askNode: [...new Set(qs.map((q) => q.node))].join(' '),
+    action: 'ack',
+  };
+}
 
 /** The marks of a reply that answered `q` (replies.ts): short words, kept with the record by the reader. */
 function claimOf(q: Question, action: 'ack' | 'pass'): ClaimMarks {

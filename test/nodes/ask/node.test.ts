@@ -87,7 +87,7 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     send('ask', { payload: 'Freezer too warm: -9 C', topic: 'freezer', reading: -9 });
     await waitFor(() => jobsTo(env, A).length === 1);
     const job = jobsTo(env, A)[0]!;
-    assert.equal(job.text, 'Freezer too warm: -9 C\nReply 1a to acknowledge, 2a to pass on.');
+    assert.equal(job.text, 'Freezer too warm: -9 C\nReply 1a=ok 2a=busy');
     assert.match(job.caption, /^freezer #[a-z0-9]{10}$/, `the reference in the caption: ${job.caption}`);
     await waitFor(() => statuses('ask').some((s) => s.text === `a: step 1/2, ${A}` && s.fill === 'yellow'));
     reply(env, A, '1');
@@ -267,7 +267,8 @@ describe('smsgw-ask node (issue 20 §2)', function () {
     assert.equal(out.messages.length, 0);
     assert.deepEqual(
       jobsTo(env, B).map((j) => j.text.split('\n')[0]),
-      [`Passed on, no reply from ${A}: Gate open`],
+      // Passed on by A's reply "2c": the text says so.
+      [`Passed on by ${A}: Gate open`],
     );
   });
 
