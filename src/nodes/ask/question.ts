@@ -19,6 +19,8 @@ export interface AskTexts {
   hint: string;
   /** Put before the question from the second step on. */
   passed: string;
+  /** Put before the question when the one asked before passed it on by a reply (absent: kept by an older version). */
+  passedBy?: string | undefined;
   /** To the others once someone answered. */
   tell: string;
   /** To the numbers asked when the question is cancelled. */
