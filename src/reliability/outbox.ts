@@ -417,6 +417,9 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       this.entries.delete(entry.id);
       throw this.unavailable(storeWhy(e), e);
     }
+    // Removed while its record was written (a cancel, a clear): not sent, and its caller hears it.
+    if (this.entries.get(entry.id) !== live)
+      throw new GatewayError('REJECTED', 'removed from the outbox before it was sent', { ambiguous: false });
     this.counts.accepted++;
     options.onAccepted?.({ id: entry.id, reference: entry.reference });
     return new Promise<Delivered>((resolve, reject) => {
@@ -476,9 +479,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
    * REJECTED). Resolves with their ids.
    */
   async removeWhere(match: (entry: Readonly<OutboxEntry>) => boolean): Promise<string[]> {
-    const ids = [...this.entries.values()]
-      .filter((l) => !l.active && match(l.entry))
-      .map((l) => l.entry.id);
+    const ids = [...this.entries.values()].filter((l) => !l.active && match(l.entry)).map((l) => l.entry.id);
     const removed: string[] = [];
     for (const id of ids) if (await this.remove(id)) removed.push(id);
     return removed;
@@ -669,7 +670,8 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     // that knows when a try can succeed (a spending limit's reset) waits until then instead.
     if (until === undefined) live.fails++;
     live.unreachable = unreachable(err) || !attempted;
-    live.retryAt = until ?? this.clock.now() + Math.min(this.maxRetryMs, this.retryMs * 2 ** (live.fails - 1));
+    live.retryAt =
+      until ?? this.clock.now() + Math.min(this.maxRetryMs, this.retryMs * 2 ** (live.fails - 1));
     this.waiting.push(live);
     if (live.unreachable) this.waitingForGateway = true;
     this.markKept(live, why);

@@ -73,7 +73,9 @@ export class FilePacer implements Pacer {
     const pacer = new FilePacer(store, book, clock);
     if (damage) {
       const why =
-        damage.kind === 'missing' ? 'the pacing file is missing' : `the pacing file was damaged (${damage.why})`;
+        damage.kind === 'missing'
+          ? 'the pacing file is missing'
+          : `the pacing file was damaged (${damage.why})`;
       book.lost = { why, since: clock.now() };
       // On disk at once: a restart before the next reservation still knows it.
       await store.save(book).catch(() => undefined);

@@ -219,7 +219,12 @@ export class PaceBook {
     ];
     for (const [value, into] of maps) {
       if (typeof value !== 'object' || value === null) continue;
-      for (const [k, v] of Object.entries(value)) if (isTimes(v)) into.set(k, [...v].sort((a, b) => a - b));
+      for (const [k, v] of Object.entries(value))
+        if (isTimes(v))
+          into.set(
+            k,
+            [...v].sort((a, b) => a - b),
+          );
     }
     if (typeof data.pending === 'object' && data.pending !== null) {
       for (const [id, v] of Object.entries(data.pending)) {
@@ -245,7 +250,9 @@ export class PaceBook {
     return keys.every((key) => {
       const log = this.prune(this.critical, key, now, span);
       // Room under a rule: fewer than `count` of its times within the rule's window ending now.
-      return this.settings.critical.every((r) => log.length < r.count || log[log.length - r.count]! <= now - r.ms);
+      return this.settings.critical.every(
+        (r) => log.length < r.count || log[log.length - r.count]! <= now - r.ms,
+      );
     });
   }
 

@@ -99,7 +99,8 @@ function offsetAt(t: number, zone: string): number {
   return offset;
 }
 
-const minuteOfDay = (wall: number): number => Math.floor((((wall % 86_400_000) + 86_400_000) % 86_400_000) / MINUTE);
+const minuteOfDay = (wall: number): number =>
+  Math.floor((((wall % 86_400_000) + 86_400_000) % 86_400_000) / MINUTE);
 
 /** Whether local minute `m` lies in the window (its start included, its end not). */
 export function inWindow(m: number, w: Pick<QuietWindow, 'start' | 'end'>): boolean {

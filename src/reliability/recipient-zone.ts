@@ -11,7 +11,9 @@ import type { CountryCode } from 'libphonenumber-js/min';
 import { wallTime } from './quiet-hours';
 
 interface Lib {
-  parsePhoneNumberFromString(text: string): { country?: CountryCode; countryCallingCode?: string } | undefined;
+  parsePhoneNumberFromString(
+    text: string,
+  ): { country?: CountryCode; countryCallingCode?: string } | undefined;
   getCountries(): CountryCode[];
   getCountryCallingCode(country: CountryCode): string;
 }

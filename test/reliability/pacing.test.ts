@@ -27,7 +27,10 @@ function assertWithin(times: number[], rules: readonly PaceRule[], what: string)
   for (const r of rules)
     for (const end of sorted) {
       const n = sorted.filter((t) => t > end - r.ms && t <= end).length;
-      assert.ok(n <= r.count, `${what}: ${n} within ${r.ms / MIN} min ending ${(end - T0) / MIN} (max ${r.count})`);
+      assert.ok(
+        n <= r.count,
+        `${what}: ${n} within ${r.ms / MIN} min ending ${(end - T0) / MIN} (max ${r.count})`,
+      );
     }
 }
 
@@ -48,7 +51,11 @@ describe('pacing per number: the book', () => {
     for (let i = 0; i < slots.length; i++) {
       if (slots[i] === T0) continue;
       const earlier = [...slots.slice(0, i), slots[i]! - MIN];
-      assert.throws(() => assertWithin(earlier, GOALERT, 'earlier'), /within/, `slot ${i} could not be earlier`);
+      assert.throws(
+        () => assertWithin(earlier, GOALERT, 'earlier'),
+        /within/,
+        `slot ${i} could not be earlier`,
+      );
     }
   });
 
@@ -84,7 +91,10 @@ describe('pacing per number: the book', () => {
 
   it('refusing: a later slot is not reserved', () => {
     const book = new PaceBook(SETTINGS);
-    assert.equal(book.reserve({ id: 'a', keys: ['1'], critical: false, now: T0, onlyNow: true }).reserved, true);
+    assert.equal(
+      book.reserve({ id: 'a', keys: ['1'], critical: false, now: T0, onlyNow: true }).reserved,
+      true,
+    );
     const no = book.reserve({ id: 'b', keys: ['1'], critical: false, now: T0, onlyNow: true });
     assert.deepEqual([no.reserved, (no.at - T0) / MIN], [false, 1]);
     assert.deepEqual(book.times('1'), [T0]);
@@ -123,8 +133,15 @@ describe('pacing per number: the book', () => {
     book.lost = { why: 'test', since: T0 };
     assert.equal(book.reserve({ id: 'b', keys: ['2'], critical: false, now: T0 }).at, T0 + 60 * MIN);
     assert.equal(book.reserve({ id: 'c', keys: ['1'], critical: false, now: T0 }).at, T0);
-    assert.equal(book.reserve({ id: 'd', keys: ['3'], critical: true, now: T0 }).at, T0, 'critical allowance');
-    assert.equal(book.reserve({ id: 'e', keys: ['4'], critical: false, now: T0 + 61 * MIN }).at, T0 + 61 * MIN);
+    assert.equal(
+      book.reserve({ id: 'd', keys: ['3'], critical: true, now: T0 }).at,
+      T0,
+      'critical allowance',
+    );
+    assert.equal(
+      book.reserve({ id: 'e', keys: ['4'], critical: false, now: T0 + 61 * MIN }).at,
+      T0 + 61 * MIN,
+    );
   });
 
   it('keeps at most its bound of numbers: those past every window go first, then the least recently used', () => {
@@ -146,7 +163,10 @@ describe('pacing per number: the book', () => {
     book.reserve({ id: 'b', keys: ['1'], critical: false, now: T0 });
     const copy = PaceBook.from(JSON.parse(JSON.stringify(book)), SETTINGS);
     assert.deepEqual(copy.toJSON(), book.toJSON());
-    const odd = PaceBook.from({ normal: { x: 'no', y: [1, 'a'], z: [T0] }, pending: { p: { at: 'x' } } }, SETTINGS);
+    const odd = PaceBook.from(
+      { normal: { x: 'no', y: [1, 'a'], z: [T0] }, pending: { p: { at: 'x' } } },
+      SETTINGS,
+    );
     assert.deepEqual(odd.toJSON().normal, { z: [T0] });
     assert.deepEqual(odd.toJSON().pending, {});
   });
@@ -170,7 +190,11 @@ describe('pacing per number: the state file', () => {
     Manifest.forgetAll();
     const b = await FilePacer.open(dir, 'cfg', SETTINGS, { clock });
     assert.deepEqual(b.book.times('1'), [T0, T0 + MIN]);
-    assert.equal((await b.reserve({ id: 'm2', keys: ['1'], critical: false })).at, second.at, 'found by its id');
+    assert.equal(
+      (await b.reserve({ id: 'm2', keys: ['1'], critical: false })).at,
+      second.at,
+      'found by its id',
+    );
     assert.equal((await b.reserve({ id: 'm3', keys: ['1'], critical: false })).at, T0 + 2 * MIN);
     await b.close();
   });

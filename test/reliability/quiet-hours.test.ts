@@ -38,7 +38,11 @@ describe('quiet hours: windows of local time', () => {
 
   it('a window over midnight holds from its start until its end, local time (summer: UTC+2)', () => {
     assert.equal(iso(quietUntil(at('2024-06-01T18:59:59Z'), night)), undefined, '20:59:59 is open');
-    assert.equal(iso(quietUntil(at('2024-06-01T19:00:00Z'), night)), '2024-06-02T06:00:00.000Z', '21:00 held');
+    assert.equal(
+      iso(quietUntil(at('2024-06-01T19:00:00Z'), night)),
+      '2024-06-02T06:00:00.000Z',
+      '21:00 held',
+    );
     assert.equal(iso(quietUntil(at('2024-06-01T22:30:00Z'), night)), '2024-06-02T06:00:00.000Z');
     assert.equal(iso(quietUntil(at('2024-06-02T05:59:59Z'), night)), '2024-06-02T06:00:00.000Z');
     assert.equal(iso(quietUntil(at('2024-06-02T06:00:00Z'), night)), undefined, '08:00 is open');
@@ -79,13 +83,25 @@ describe('quiet hours: windows of local time', () => {
     // 14:00 in Berlin, 05:00 in LA: LA holds until its 08:00.
     assert.equal(iso(openFrom(at('2024-06-01T12:00:00Z'), [night, la])), '2024-06-01T15:00:00.000Z');
     const long = window('18:00', '10:00', 'Europe/Berlin');
-    assert.equal(openFrom(at('2024-06-01T20:00:00Z'), [long, { ...long, zone: 'America/Los_Angeles' }]), Infinity);
+    assert.equal(
+      openFrom(at('2024-06-01T20:00:00Z'), [long, { ...long, zone: 'America/Los_Angeles' }]),
+      Infinity,
+    );
   });
 
   it('wall time follows the zone (the offset read through Intl)', () => {
-    assert.equal(wallTime(at('2024-01-15T12:00:00Z'), 'Europe/Berlin') - at('2024-01-15T12:00:00Z'), 3_600_000);
-    assert.equal(wallTime(at('2024-07-15T12:00:00Z'), 'Europe/Berlin') - at('2024-07-15T12:00:00Z'), 7_200_000);
-    assert.equal(wallTime(at('2024-07-15T12:00:00Z'), 'Asia/Kathmandu') - at('2024-07-15T12:00:00Z'), 20_700_000);
+    assert.equal(
+      wallTime(at('2024-01-15T12:00:00Z'), 'Europe/Berlin') - at('2024-01-15T12:00:00Z'),
+      3_600_000,
+    );
+    assert.equal(
+      wallTime(at('2024-07-15T12:00:00Z'), 'Europe/Berlin') - at('2024-07-15T12:00:00Z'),
+      7_200_000,
+    );
+    assert.equal(
+      wallTime(at('2024-07-15T12:00:00Z'), 'Asia/Kathmandu') - at('2024-07-15T12:00:00Z'),
+      20_700_000,
+    );
   });
 });
 
@@ -99,7 +115,14 @@ describe('quiet hours: the zone a number implies', () => {
   });
 
   it('a country whose zones differ, a national number or a name gives none (the configured zone applies)', () => {
-    for (const n of ['12125551234', '61412345678', '34612345678', '351912345678', '01701234567', 'text:alarm'])
+    for (const n of [
+      '12125551234',
+      '61412345678',
+      '34612345678',
+      '351912345678',
+      '01701234567',
+      'text:alarm',
+    ])
       assert.equal(zoneOfNumber(n), undefined, n);
   });
 });
