@@ -109,6 +109,8 @@ describe('npm start: the sandbox', function () {
     const modules = new Set(((await res.json()) as { module: string }[]).map((s) => s.module));
     assert.deepEqual([...modules].sort(), ['node-red', PKG.name].sort());
     assert.doesNotMatch(out, /soap request/);
+    // "ready" only once the example flows listen: a reading typed at once is heard
+    assert.doesNotMatch(out, /no flow has subscribed/);
   });
 
   it('publishes lines written into its stdin through a pipe (issue 21 §10)', async () => {
