@@ -4,6 +4,7 @@ import { NAME } from './shared';
 
 const L = 'smsgw-config.label';
 const COORDINATING = { field: 'coordinate', is: [true, 'true'], words: 'coordinating' } as const;
+const QUIET = { field: 'quietHours', is: [true, 'true'], words: 'quiet' } as const;
 
 /** Units counted by the spending guard: segments x recipients; blank = no limit, 0 = only the reserve. */
 const cap = (name: string): Field => ({
@@ -202,6 +203,39 @@ export const CONFIG_FIELDS: FieldTable = {
     min: 0,
     unit: 'units',
     blank: 'default',
+  },
+  // Quiet hours: sends of the send nodes in the window are held in the outbox until it ends.
+  quietHours: { kind: 'flag', label: `${L}.quietHours`, value: false, blank: 'default' },
+  quietStart: {
+    kind: 'text',
+    label: `${L}.quietStart`,
+    value: '21:00',
+    format: 'clock',
+    blank: 'required',
+    when: QUIET,
+  },
+  quietEnd: {
+    kind: 'text',
+    label: `${L}.quietEnd`,
+    value: '08:00',
+    format: 'clock',
+    blank: 'required',
+    when: QUIET,
+  },
+  quietZone: {
+    kind: 'text',
+    label: `${L}.quietZone`,
+    value: '',
+    format: 'timeZone',
+    blank: 'hostZone',
+    when: QUIET,
+  },
+  quietByRecipient: {
+    kind: 'flag',
+    label: `${L}.quietByRecipient`,
+    value: true,
+    blank: 'default',
+    when: QUIET,
   },
   budgetOver: {
     kind: 'choice',
