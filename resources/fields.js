@@ -102,6 +102,19 @@ window.smsgwFields = window.smsgwFields || (function () {
         const L = 'smsgw-config.label';
         const COORDINATING = { field: 'coordinate', is: [true, 'true'], words: 'coordinating' };
         const QUIET = { field: 'quietHours', is: [true, 'true'], words: 'quiet' };
+        const PACING = { field: 'pacing', is: [true, 'true'], words: 'pacing' };
+        const pace = (name, value) => ({
+            kind: 'number',
+            label: `${L}.${name}`,
+            value,
+            whole: true,
+            min: 0,
+            max: 10000,
+            unit: 'perNumber',
+            blank: 'default',
+            zero: 'noLimit',
+            when: PACING,
+        });
         const cap = (name) => ({
             kind: 'number',
             label: `${L}.${name}`,
@@ -328,6 +341,19 @@ window.smsgwFields = window.smsgwFields || (function () {
                 value: true,
                 blank: 'default',
                 when: QUIET,
+            },
+            pacing: { kind: 'flag', label: `${L}.pacing`, value: false, blank: 'default' },
+            pacePerMinute: pace('pacePerMinute', 1),
+            pacePer15: pace('pacePer15', 5),
+            pacePerHour: pace('pacePerHour', 12),
+            paceCritical: pace('paceCritical', 3),
+            paceOver: {
+                kind: 'choice',
+                label: `${L}.paceOver`,
+                value: 'wait',
+                options: ['wait', 'refuse'],
+                blank: 'default',
+                when: PACING,
             },
             budgetOver: {
                 kind: 'choice',

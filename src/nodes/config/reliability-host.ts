@@ -26,6 +26,9 @@ import type { Lease } from '../../coordination/lease';
 import { userDirOf } from '../common/user-dir';
 import { clockOf, type Clock } from '../../reliability/clock';
 import { QuietHours, quietOf } from './quiet-host';
+import { PaceHost, paceOf, type PaceConfig } from './pace-host';
+import { pacedSender } from '../../reliability/pacing-sender';
+import { isPacedHold } from '../../reliability/pacing';
 
 /** What every node using the config shows besides its own state. */
 export interface ConfigHealth {
@@ -116,6 +119,8 @@ export class ReliabilityHost {
   /** The config node's own status shows the held count (only when it shows nothing else). */
   private heldShown = 0;
   private box: Outbox | undefined;
+  /** The pacing per number (Pacing settings); undefined while it is off. */
+  private readonly paceReady: Promise<PaceHost> | undefined;
   private readonly listeners = new Map<Node, () => void>();
   private readonly recoveredListeners = new Set<() => void>();
   private readonly restoredListeners = new Map<string, RestoredListener>();
@@ -144,6 +149,7 @@ export class ReliabilityHost {
     let reference: ResolvedReferenceOptions | undefined;
     let budget;
     let quiet;
+    let paceConfig: PaceConfig | undefined;
     try {
       flow = new FlowControl(flowOptions(def));
       const r = referenceOf(def);
@@ -151,6 +157,7 @@ export class ReliabilityHost {
       budget = budgetOf(def);
       const q = quietOf(def);
       quiet = q ? new QuietHours(q) : undefined;
+      paceConfig = paceOf(def);
     } catch (e) {
       error = isGatewayError(e) ? e : new GatewayError('CONFIG', String(e));
       flow = new FlowControl({});
@@ -167,6 +174,16 @@ export class ReliabilityHost {
     }
 
     const userDir = userDirOf(RED);
+    this.paceReady = paceConfig
+      ? PaceHost.open(userDir, def.id, paceConfig, this.clock, {
+          onDamage: (d) => reportDamage(RED, node, d),
+          onProblem: (p) => {
+            if (p) node.error(`pacing: ${p.file}: ${p.code}`);
+          },
+        })
+      : undefined;
+    // Told when a send needs it; not an unhandled rejection meanwhile.
+    this.paceReady?.catch(() => undefined);
     this.outboxFile =
       def.outbox === true && userDir !== undefined
         ? path.join(userDir, OUTBOX_DIR, `${def.id}.jsonl`)
@@ -223,6 +240,11 @@ export class ReliabilityHost {
       return opened;
     }
     throw outboxRefusal(this.outboxProblem ?? 'it could not be opened', path.dirname(file), false);
+  }
+
+  /** The pacing per number, once its book is open; undefined while pacing is off. */
+  pace(): Promise<PaceHost> | undefined {
+    return this.paceReady;
   }
 
   /** Entries held in the outbox until their time (quiet hours) that node `origin` submitted. */
@@ -401,7 +423,10 @@ export class ReliabilityHost {
     await this.reopening;
     const box = await this.outboxReady;
     // The counts are written last (an attempt under way settles its reservation as the outbox closes).
-    const budget = (): Promise<void> => this.budget?.close(removed) ?? Promise.resolve();
+    const budget = async (): Promise<void> => {
+      await this.paceReady?.then((p) => p.close()).catch(() => undefined);
+      await this.budget?.close(removed);
+    };
     if (!box) {
       await this.alive?.stop();
       return budget();
@@ -443,9 +468,13 @@ export class ReliabilityHost {
         this.alive = alive;
         await waitHeld(shared.alive, 5000);
       }
+      // Pacing first: an attempt whose number has no room is held until its slot before anything is counted.
+      const pace = await this.paceReady;
+      const guarded = this.guarded(clientSender(getClient()));
       const box = await Outbox.open({
         store: shared?.store ?? journal,
-        send: this.gatedSender(this.guarded(clientSender(getClient())), shared?.store),
+        send: this.gatedSender(pace ? pacedSender(pace, guarded) : guarded, shared?.store),
+        hold: isPacedHold,
         // A send held by the spending guard waits in the outbox until its window has room (its retryAt).
         keep: (err: unknown) => keepByDefault(err) || isBudgetHold(err),
         // As many attempts at once as the flow control lets run: the rest wait in the outbox, on disk.

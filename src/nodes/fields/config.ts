@@ -5,6 +5,21 @@ import { NAME } from './shared';
 const L = 'smsgw-config.label';
 const COORDINATING = { field: 'coordinate', is: [true, 'true'], words: 'coordinating' } as const;
 const QUIET = { field: 'quietHours', is: [true, 'true'], words: 'quiet' } as const;
+const PACING = { field: 'pacing', is: [true, 'true'], words: 'pacing' } as const;
+
+/** Messages per number within a window of the pacing; 0 = no limit of that window. */
+const pace = (name: string, value: number): Field => ({
+  kind: 'number',
+  label: `${L}.${name}`,
+  value,
+  whole: true,
+  min: 0,
+  max: 10_000,
+  unit: 'perNumber',
+  blank: 'default',
+  zero: 'noLimit',
+  when: PACING,
+});
 
 /** Units counted by the spending guard: segments x recipients; blank = no limit, 0 = only the reserve. */
 const cap = (name: string): Field => ({
@@ -236,6 +251,20 @@ export const CONFIG_FIELDS: FieldTable = {
     value: true,
     blank: 'default',
     when: QUIET,
+  },
+  // Pacing per number: at most so many messages to one number per minute, 15 minutes and hour.
+  pacing: { kind: 'flag', label: `${L}.pacing`, value: false, blank: 'default' },
+  pacePerMinute: pace('pacePerMinute', 1),
+  pacePer15: pace('pacePer15', 5),
+  pacePerHour: pace('pacePerHour', 12),
+  paceCritical: pace('paceCritical', 3),
+  paceOver: {
+    kind: 'choice',
+    label: `${L}.paceOver`,
+    value: 'wait',
+    options: ['wait', 'refuse'],
+    blank: 'default',
+    when: PACING,
   },
   budgetOver: {
     kind: 'choice',

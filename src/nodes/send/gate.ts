@@ -32,6 +32,7 @@ import {
 } from '../../reliability/reference';
 import type { SmsgwConfigNode } from '../config/config-node';
 import { optOutCheck } from './opt-out';
+import { paceKeys, type PaceHost } from '../config/pace-host';
 import { recipientsOf, typedParams } from './gate-params';
 
 export interface SendDone {
@@ -211,16 +212,24 @@ export async function sendMessage(
       ? (ctx.reference ?? createReference(options!.length))
       : undefined;
   const since = ctx.lookupFirst && reference ? ctx.lookupFirst.since : undefined;
-  const key = guard ? await guard.reserve(ctx.reference ?? randomUUID()) : undefined;
+  // Pacing per number without the outbox: the send waits in memory for its slot (or is refused with PACED).
+  const pace = host?.pace();
+  const slot = pace ? await paceSlot(await pace, op, params, signal, ctx.priority) : undefined;
   let value: unknown;
   try {
-    value = await callMarked(cfg, op, params, signal, reference, since);
-  } catch (e) {
-    // Surely not sent: the count goes back; unknown (a lost answer): it stays counted.
-    if (key !== undefined) budget?.settle(key, outcomeOf(e));
-    throw e;
+    const key = guard ? await guard.reserve(ctx.reference ?? randomUUID()) : undefined;
+    try {
+      value = await callMarked(cfg, op, params, signal, reference, since);
+    } catch (e) {
+      // Surely not sent: the count goes back; unknown (a lost answer): it stays counted.
+      if (key !== undefined) budget?.settle(key, outcomeOf(e));
+      throw e;
+    }
+    if (key !== undefined) budget?.settle(key, 'sent');
+  } finally {
+    // Its time stays counted, sent or not (the safe side for the carrier).
+    if (slot !== undefined) slot.pacer.settle(slot.id);
   }
-  if (key !== undefined) budget?.settle(key, 'sent');
   return {
     value,
     caption: captionParam ? asSent(caption, reference, options) : undefined,
@@ -228,6 +237,21 @@ export async function sendMessage(
     recovered: isRecovered(value),
     outbox: false,
   };
+}
+
+/** Waits for the slot of a message's numbers (none for an HLR lookup); resolves with what to settle after. */
+async function paceSlot(
+  pace: PaceHost,
+  op: OperationDef,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+  priority: 'critical' | undefined,
+): Promise<{ pacer: PaceHost['pacer']; id: string } | undefined> {
+  const keys = paceKeys(op.name, params);
+  if (keys.length === 0) return undefined;
+  const id = randomUUID();
+  await pace.waits.slot(id, keys, priority === 'critical', signal, op.name);
+  return { pacer: pace.pacer, id };
 }
 
 /** The client's method name of each marked operation (methodName splits the name with a regular expression). */
