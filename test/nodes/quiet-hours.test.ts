@@ -107,6 +107,8 @@ describe('nodes: quiet hours (held in the outbox until the window ends)', functi
     assert.equal(caught.messages.length, 0);
     await waitFor(() => heldShown('n1', 100));
     assert.match(String(statuses('n1').at(-1)!.text), /100/);
+    // The config node shows the count of all its nodes.
+    await waitFor(() => /^100 held/.test(String(statuses('cfg-q').at(-1)?.text)));
 
     // A restart at 23:00: still held, nothing sent.
     await helper.unload();
