@@ -79,7 +79,8 @@ describe('nodes: quiet hours (held in the outbox until the window ends)', functi
   const codes = (msgs: Rec[]): string[] => msgs.map((m) => String((m.error as Rec | undefined)?.code));
   const heldShown = (node: string, count: number): boolean =>
     statuses(node).some(
-      (s) => String(s.text).includes('status.held') || String(s.text) === `${count} held (quiet hours or pacing)`,
+      (s) =>
+        String(s.text).includes('status.held') || String(s.text) === `${count} held (quiet hours or pacing)`,
     ) && /held/.test(String(statuses(node).at(-1)?.text));
 
   it('100 messages at night are held across a restart and go out at 08:00 in order; a critical one at once', async () => {
