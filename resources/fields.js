@@ -102,6 +102,20 @@ window.smsgwFields = window.smsgwFields || (function () {
         const shared_1 = require("./shared");
         const L = 'smsgw-config.label';
         const COORDINATING = { field: 'coordinate', is: [true, 'true'], words: 'coordinating' };
+        const QUIET = { field: 'quietHours', is: [true, 'true'], words: 'quiet' };
+        const PACING = { field: 'pacing', is: [true, 'true'], words: 'pacing' };
+        const pace = (name, value) => ({
+            kind: 'number',
+            label: `${L}.${name}`,
+            value,
+            whole: true,
+            min: 0,
+            max: 10000,
+            unit: 'perNumber',
+            blank: 'default',
+            zero: 'noLimit',
+            when: PACING,
+        });
         const cap = (name) => ({
             kind: 'number',
             label: `${L}.${name}`,
@@ -296,6 +310,51 @@ window.smsgwFields = window.smsgwFields || (function () {
                 min: 0,
                 unit: 'units',
                 blank: 'default',
+            },
+            quietHours: { kind: 'flag', label: `${L}.quietHours`, value: false, blank: 'default' },
+            quietStart: {
+                kind: 'text',
+                label: `${L}.quietStart`,
+                value: '21:00',
+                format: 'clock',
+                blank: 'required',
+                when: QUIET,
+            },
+            quietEnd: {
+                kind: 'text',
+                label: `${L}.quietEnd`,
+                value: '08:00',
+                format: 'clock',
+                blank: 'required',
+                when: QUIET,
+            },
+            quietZone: {
+                kind: 'text',
+                label: `${L}.quietZone`,
+                value: '',
+                format: 'timeZone',
+                blank: 'hostZone',
+                when: QUIET,
+            },
+            quietByRecipient: {
+                kind: 'flag',
+                label: `${L}.quietByRecipient`,
+                value: true,
+                blank: 'default',
+                when: QUIET,
+            },
+            pacing: { kind: 'flag', label: `${L}.pacing`, value: false, blank: 'default' },
+            pacePerMinute: pace('pacePerMinute', 1),
+            pacePer15: pace('pacePer15', 5),
+            pacePerHour: pace('pacePerHour', 12),
+            paceCritical: pace('paceCritical', 3),
+            paceOver: {
+                kind: 'choice',
+                label: `${L}.paceOver`,
+                value: 'wait',
+                options: ['wait', 'refuse'],
+                blank: 'default',
+                when: PACING,
             },
             budgetOver: {
                 kind: 'choice',
@@ -655,6 +714,17 @@ window.smsgwFields = window.smsgwFields || (function () {
             const t = textOf(v);
             return t === undefined ? NaN : new Date(t.trim()).getTime();
         }
+        function isTimeZoneName(t) {
+            if (t === '')
+                return false;
+            try {
+                new Intl.DateTimeFormat('en-US', { timeZone: t });
+                return true;
+            }
+            catch (_a) {
+                return false;
+            }
+        }
         function judgeText(field, v, ctx) {
             if (field.format === 'date')
                 return Number.isNaN(dateOf(v)) ? no('must') : ok(v);
@@ -690,6 +760,14 @@ window.smsgwFields = window.smsgwFields || (function () {
                         return no('must');
                     return ok(t);
                 }
+                case 'clock': {
+                    const m = /^(\d{1,2}):(\d{2})$/.exec(t);
+                    return m && Number(m[1]) < 24 && Number(m[2]) < 60
+                        ? ok(`${m[1].padStart(2, '0')}:${m[2]}`)
+                        : no('must');
+                }
+                case 'timeZone':
+                    return isTimeZoneName(t) ? ok(t) : no('must');
                 case 'udhData':
                     return udhEncoding(t, ctx.sibling('dataFormat')) === undefined ? no('must') : ok(t);
                 default:
@@ -911,6 +989,7 @@ window.smsgwFields = window.smsgwFields || (function () {
                 blank: 'gatewayDefault',
             },
             sendDate: shared_1.SEND_DATE,
+            quietHours: shared_1.QUIET_HOURS,
             jobPriority: {
                 kind: 'typed',
                 label: 'smsgw-send-sms.label.jobPriority',
@@ -978,6 +1057,7 @@ window.smsgwFields = window.smsgwFields || (function () {
             sender: shared_1.SENDER,
             caption: shared_1.CAPTION,
             sendDate: shared_1.SEND_DATE,
+            quietHours: shared_1.QUIET_HOURS,
         };
         exports.LEGACY_SEND_FIELDS = {
             name: shared_1.NAME,
@@ -995,12 +1075,13 @@ window.smsgwFields = window.smsgwFields || (function () {
                 'SendBinData2',
             ], 'SendText'),
             params: shared_1.PARAMS,
+            quietHours: shared_1.QUIET_HOURS,
         };
     },
     "./shared": function (exports, require) {
         "use strict";
         Object.defineProperty(exports, "__esModule", { value: true });
-        exports.store = exports.INPUTS = exports.INTERVAL = exports.OUTPUTS = exports.PARAMS = exports.operation = exports.SEND_DATE = exports.SENDER = exports.CAPTION = exports.RECIPIENT = exports.OUTPUT = exports.GATEWAY = exports.NAME = exports.COMMON_TYPES = void 0;
+        exports.store = exports.INPUTS = exports.INTERVAL = exports.OUTPUTS = exports.PARAMS = exports.operation = exports.QUIET_HOURS = exports.SEND_DATE = exports.SENDER = exports.CAPTION = exports.RECIPIENT = exports.OUTPUT = exports.GATEWAY = exports.NAME = exports.COMMON_TYPES = void 0;
         const SHARED = 'smsgw-config';
         exports.COMMON_TYPES = ['msg', 'flow', 'global', 'env', 'jsonata'];
         const MORE_TYPES = exports.COMMON_TYPES.slice(1);
@@ -1050,6 +1131,13 @@ window.smsgwFields = window.smsgwFields || (function () {
             of: 'text',
             format: 'date',
             blank: 'now',
+        };
+        exports.QUIET_HOURS = {
+            kind: 'choice',
+            label: `${SHARED}.common.quietHours`,
+            value: 'config',
+            options: ['config', 'off'],
+            blank: 'default',
         };
         const operation = (options, value) => ({
             kind: 'choice',

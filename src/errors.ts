@@ -19,7 +19,9 @@ export type GatewayErrorCode =
   | 'CONFIG'
   | 'VALIDATION' // bad input, found before anything was sent
   | 'QUEUE_FULL' // flow control refused the message at once
-  | 'BUDGET'; // the spending guard refused (or held) a send: a limit of the config node is reached
+  | 'BUDGET' // the spending guard refused (or held) a send: a limit of the config node is reached
+  | 'QUIET_HOURS' // a send in the quiet hours that cannot be held (no outbox, or its recipients share no open time)
+  | 'PACED'; // a number's pacing limits have no room now and the configuration refuses rather than waits
 
 export interface GatewayErrorDetails {
   service?: ServiceName | undefined;
@@ -33,7 +35,7 @@ export interface GatewayErrorDetails {
   ambiguous?: boolean | undefined;
   /** The SOAP fault's `detail` as a plain object (client.invoke() only; secrets masked). */
   detail?: unknown;
-  /** When trying again can succeed (ms since epoch): a spending limit's reset. */
+  /** When trying again can succeed (ms since epoch): a spending limit's reset, a number's next slot. */
   retryAt?: number | undefined;
   cause?: unknown;
 }

@@ -49,64 +49,70 @@ export default (RED: NodeAPI): void => {
     const o = overridesOf(RED, node, 'smsgw-send-sms', d);
 
     // The handler runs on a msg, after setupTracking below has given it `tracking`.
-    const input = onInput(RED, node, output, async (msg, signal, ctx) => {
-      const cfg = requireConfig(config);
-      const op =
-        o.msg(msg, 'operation') ?? selectOperation('smsgw-send-sms', values.operation as string, undefined);
-      // Tracking asked for by the msg is refused here, before anything is sent, when the node cannot give it.
-      const trackMs = trackingOf(tracking, o.msg(msg, 'track'), o.msg(msg, 'trackTimeout'));
-      // The value itself for most field types (a promise only for context stores and JSONata).
-      const text = messageText(await fieldNow(RED, node, d, msg, 'text'), op.name);
-      const recipients = await o.field(msg, 'recipient');
-      if (recipients.length === 0)
-        throw new GatewayError('VALIDATION', 'no recipient', { operation: op.name });
-      if (recipients.length > 1 && op.name === 'SendSimpleSMS') {
-        throw new GatewayError('VALIDATION', 'SendSimpleSMS takes one recipient; use SendSMS for several', {
-          operation: op.name,
-        });
-      }
-      const smsType = await o.field(msg, 'smsType');
-      // Checked for every operation (SendSimpleSMS takes the date as text and would pass any text on).
-      const sendDate = await o.field(msg, 'sendDate');
-      const raw: Record<string, unknown> = {
-        Caption: (await o.field(msg, 'caption')) ?? '',
-        Sender: (await o.field(msg, 'sender')) ?? '',
-        Recipient: op.name === 'SendSMS' ? recipients : recipients.join(','),
-        SMSText: text,
-        // Blank = now: .NET's "no date" for a dateTime, empty text for the string-typed SendDate.
-        SendDate: sendDate ?? (op.name === 'SendSMS' ? null : ''),
-        JobPriority: await o.field(msg, 'jobPriority'),
-      };
-      if (op.name === 'SendMobileOrFixlineSMS') {
-        if (smsType === 'HighQuality' || smsType === 'HighQualityLong') raw.MobileSMSType = smsType;
-      } else {
-        raw.SmsTyp = smsType || 'Standard';
-      }
-      const params = coerceParams(op, raw);
-      // Reports read while the send is under way are kept for its job (tracked late after a lost answer).
-      const release = trackMs !== undefined ? tracking?.expect() : undefined;
-      let outcome: ReturnType<typeof sendOutcome>;
-      let sent: Awaited<ReturnType<typeof sendMessage>>;
-      try {
-        sent = await sendMessage(cfg, op, params, signal, ctx);
-        outcome = sendOutcome(sent.value);
-        if (trackMs !== undefined) tracking?.track(msg, outcome, recipients, trackMs);
-      } finally {
-        release?.();
-      }
-      const analysis = analyzeText(text);
-      return {
-        payload: {
-          operation: op.name,
-          ...outcome,
-          segments: analysis.segments,
-          encoding: analysis.encoding,
-          recipients,
-          ...sentFields(sent),
-        },
-        status: jobStatus(RED, outcome.JobId, outcome.queued),
-      };
-    });
+    const input = onInput(
+      RED,
+      node,
+      output,
+      async (msg, signal, ctx) => {
+        const cfg = requireConfig(config);
+        const op =
+          o.msg(msg, 'operation') ?? selectOperation('smsgw-send-sms', values.operation as string, undefined);
+        // Tracking asked for by the msg is refused here, before anything is sent, when the node cannot give it.
+        const trackMs = trackingOf(tracking, o.msg(msg, 'track'), o.msg(msg, 'trackTimeout'));
+        // The value itself for most field types (a promise only for context stores and JSONata).
+        const text = messageText(await fieldNow(RED, node, d, msg, 'text'), op.name);
+        const recipients = await o.field(msg, 'recipient');
+        if (recipients.length === 0)
+          throw new GatewayError('VALIDATION', 'no recipient', { operation: op.name });
+        if (recipients.length > 1 && op.name === 'SendSimpleSMS') {
+          throw new GatewayError('VALIDATION', 'SendSimpleSMS takes one recipient; use SendSMS for several', {
+            operation: op.name,
+          });
+        }
+        const smsType = await o.field(msg, 'smsType');
+        // Checked for every operation (SendSimpleSMS takes the date as text and would pass any text on).
+        const sendDate = await o.field(msg, 'sendDate');
+        const raw: Record<string, unknown> = {
+          Caption: (await o.field(msg, 'caption')) ?? '',
+          Sender: (await o.field(msg, 'sender')) ?? '',
+          Recipient: op.name === 'SendSMS' ? recipients : recipients.join(','),
+          SMSText: text,
+          // Blank = now: .NET's "no date" for a dateTime, empty text for the string-typed SendDate.
+          SendDate: sendDate ?? (op.name === 'SendSMS' ? null : ''),
+          JobPriority: await o.field(msg, 'jobPriority'),
+        };
+        if (op.name === 'SendMobileOrFixlineSMS') {
+          if (smsType === 'HighQuality' || smsType === 'HighQualityLong') raw.MobileSMSType = smsType;
+        } else {
+          raw.SmsTyp = smsType || 'Standard';
+        }
+        const params = coerceParams(op, raw);
+        // Reports read while the send is under way are kept for its job (tracked late after a lost answer).
+        const release = trackMs !== undefined ? tracking?.expect() : undefined;
+        let outcome: ReturnType<typeof sendOutcome>;
+        let sent: Awaited<ReturnType<typeof sendMessage>>;
+        try {
+          sent = await sendMessage(cfg, op, params, signal, ctx);
+          outcome = sendOutcome(sent.value);
+          if (trackMs !== undefined) tracking?.track(msg, outcome, recipients, trackMs);
+        } finally {
+          release?.();
+        }
+        const analysis = analyzeText(text);
+        return {
+          payload: {
+            operation: op.name,
+            ...outcome,
+            segments: analysis.segments,
+            encoding: analysis.encoding,
+            recipients,
+            ...sentFields(sent),
+          },
+          status: jobStatus(RED, outcome.JobId, outcome.queued),
+        };
+      },
+      { quiet: values.quietHours !== 'off' },
+    );
     const tracking = setupTracking(
       RED,
       node,

@@ -70,31 +70,37 @@ export default (RED: NodeAPI): void => {
     emitRestored(RED, node, config, output);
     const o = overridesOf(RED, node, 'smsgw-send-udh', d);
 
-    onInput(RED, node, output, async (msg, signal, ctx) => {
-      const cfg = requireConfig(config);
-      const recipients = await o.field(msg, 'recipient');
-      if (recipients.length === 0)
-        throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendUDH' });
-      const format = o.msg(msg, 'dataFormat') ?? (values.dataFormat as 'auto' | 'hex' | 'base64');
-      const bytes = udhBytes(await fieldOf(RED, node, d, msg, 'data'), format);
-      if (bytes.length === 0) throw new GatewayError('VALIDATION', 'no data', { operation: 'SendUDH' });
-      const params = {
-        Caption: (await o.field(msg, 'caption')) ?? '',
-        Sender: (await o.field(msg, 'sender')) ?? '',
-        Recipient: recipients.join(','),
-        // The wire format of Data is not shown: upper-case hex of UDH + payload (docs/assumptions.md).
-        Data: bytes.toString('hex').toUpperCase(),
-        SendDate: (await o.field(msg, 'sendDate')) ?? '',
-      };
-      const sent = await sendMessage(cfg, operationOf('send/SendUDH'), params, signal, ctx);
-      const outcome = sendOutcome(sent.value);
-      return {
-        payload: { operation: 'SendUDH', ...outcome, bytes: bytes.length, recipients, ...sentFields(sent) },
-        status: outcome.queued
-          ? warn(RED._(sharedKey('status.queued'), { jobId: '' }))
-          : ok(String(outcome.ParseStatus ?? 'Ok')),
-      };
-    });
+    onInput(
+      RED,
+      node,
+      output,
+      async (msg, signal, ctx) => {
+        const cfg = requireConfig(config);
+        const recipients = await o.field(msg, 'recipient');
+        if (recipients.length === 0)
+          throw new GatewayError('VALIDATION', 'no recipient', { operation: 'SendUDH' });
+        const format = o.msg(msg, 'dataFormat') ?? (values.dataFormat as 'auto' | 'hex' | 'base64');
+        const bytes = udhBytes(await fieldOf(RED, node, d, msg, 'data'), format);
+        if (bytes.length === 0) throw new GatewayError('VALIDATION', 'no data', { operation: 'SendUDH' });
+        const params = {
+          Caption: (await o.field(msg, 'caption')) ?? '',
+          Sender: (await o.field(msg, 'sender')) ?? '',
+          Recipient: recipients.join(','),
+          // The wire format of Data is not shown: upper-case hex of UDH + payload (docs/assumptions.md).
+          Data: bytes.toString('hex').toUpperCase(),
+          SendDate: (await o.field(msg, 'sendDate')) ?? '',
+        };
+        const sent = await sendMessage(cfg, operationOf('send/SendUDH'), params, signal, ctx);
+        const outcome = sendOutcome(sent.value);
+        return {
+          payload: { operation: 'SendUDH', ...outcome, bytes: bytes.length, recipients, ...sentFields(sent) },
+          status: outcome.queued
+            ? warn(RED._(sharedKey('status.queued'), { jobId: '' }))
+            : ok(String(outcome.ParseStatus ?? 'Ok')),
+        };
+      },
+      { quiet: values.quietHours !== 'off' },
+    );
   }
 
   RED.nodes.registerType('smsgw-send-udh', SmsgwSendUdh);

@@ -11,7 +11,7 @@
  *
  *   {"version":3}                       first line (a compaction writes it, then one add per entry it holds)
  *   {"add":{...entry}}                  an accepted message
- *   {"update":{"id":..,"attempts":..,"maybeSent":..,"inFlight":..,"lastError":..}}
+ *   {"update":{"id":..,"attempts":..,"maybeSent":..,"inFlight":..,"lastError":..,"notBefore":..}}
  *   {"remove":"<id>"}                   settled
  *
  * Every line carries its checksum (`<json>\t<crc32>`, src/store/seal.ts: one pass over the bytes written), so
@@ -68,6 +68,7 @@ const updateOf = (e: Readonly<OutboxEntry>): Record<string, unknown> => ({
   maybeSent: e.maybeSent,
   inFlight: e.inFlight,
   ...(e.lastError !== undefined ? { lastError: e.lastError } : {}),
+  ...(e.notBefore !== undefined ? { notBefore: e.notBefore } : {}),
 });
 
 export class JournalStore implements OutboxStore {
@@ -145,7 +146,7 @@ export class JournalStore implements OutboxStore {
     const fields = updateOf(entry);
     return this.enqueue(sealLine(JSON.stringify({ update: fields })), undefined, () => {
       const held = this.held.get(entry.id);
-      if (held) Object.assign(held, fields, { lastError: entry.lastError });
+      if (held) Object.assign(held, fields, { lastError: entry.lastError, notBefore: entry.notBefore });
     });
   }
 
@@ -425,6 +426,7 @@ function applyRecord(
       if (typeof u.maybeSent === 'boolean') e.maybeSent = u.maybeSent;
       if (typeof u.inFlight === 'boolean') e.inFlight = u.inFlight;
       e.lastError = typeof u.lastError === 'string' ? u.lastError : undefined;
+      e.notBefore = typeof u.notBefore === 'number' && Number.isFinite(u.notBefore) ? u.notBefore : undefined;
     }
     return true;
   }

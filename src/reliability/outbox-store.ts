@@ -33,7 +33,17 @@ export interface OutboxEntry {
   origin?: string | undefined;
   /** `critical`: the spending guard lets it use the reserve above its limits (budget.ts). */
   priority?: 'critical' | undefined;
+  /**
+   * Not attempted before this time (ms since epoch): held for its recipients' quiet hours, or until a number's
+   * pacing slot. Kept across restarts; a held entry is not "kept" (it waits for its time, not for the gateway).
+   */
+  notBefore?: number | undefined;
+  /** msg.topic of the msg that sent it (text, cut at TOPIC_MAX): held messages can be cancelled by it. */
+  topic?: string | undefined;
 }
+
+/** The longest topic stored with an entry. */
+export const TOPIC_MAX = 500;
 
 /**
  * A shared store (Redis) says another process owns the entry now: it took it over because this one was thought
@@ -143,5 +153,7 @@ export function readEntry(v: unknown): OutboxEntry | undefined {
     lastError: typeof e.lastError === 'string' ? e.lastError : undefined,
     origin: typeof e.origin === 'string' ? e.origin : undefined,
     ...(e.priority === 'critical' ? { priority: 'critical' as const } : {}),
+    ...(typeof e.notBefore === 'number' && Number.isFinite(e.notBefore) ? { notBefore: e.notBefore } : {}),
+    ...(typeof e.topic === 'string' ? { topic: e.topic.slice(0, TOPIC_MAX) } : {}),
   };
 }

@@ -12,6 +12,7 @@ import { findOperation } from '../catalogue';
 import type { ServiceName } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import { contentCapProblem } from '../text';
+import { systemClock, type Clock } from './clock';
 import { captionParamOf } from './job-lookup';
 import { JournalStore } from './outbox-journal';
 import { DueHeap, SeqQueue } from './outbox-queues';
@@ -21,6 +22,7 @@ import {
   type OutboxEntry,
   type OutboxStore,
   type OutboxStoreStats,
+  TOPIC_MAX,
 } from './outbox-store';
 import { createReference, isReference } from './reference';
 import { classifyFailure } from './safe-send';
@@ -66,6 +68,13 @@ export interface OutboxOptions {
    * (<location>)"). The next submit tries the store again: it is refused only while the store still fails.
    */
   unavailable?: (why: string, cause: unknown) => GatewayError;
+  /**
+   * Failures that hold the entry until their `retryAt` (a number's pacing slot): it is held, not kept (it waits
+   * for its time, not for the gateway), and its time is stored with it. Default: none.
+   */
+  hold?: (err: unknown) => boolean;
+  /** Time and timers of the waits (default: the real clock). */
+  clock?: Clock;
 }
 
 export interface SubmitOptions {
@@ -88,6 +97,12 @@ export interface SubmitOptions {
   reference?: string | undefined;
   /** An earlier submit of the same message (same reference) may have reached the gateway: look it up first. */
   maybeSent?: boolean | undefined;
+  /** Not attempted before this time (ms): held until then (quiet hours), durably, also across a restart. */
+  notBefore?: number | undefined;
+  /** Called when the message is held until a time (its recipients' quiet hours, a number's pacing slot). */
+  onHeld?: ((until: number) => void) | undefined;
+  /** Stored with the entry (msg.topic): held messages can be removed by it (removeWhere). */
+  topic?: string | undefined;
 }
 
 /** A message settled by the gateway's answer or a lookup of its reference. */
@@ -107,6 +122,8 @@ export interface OutboxEvents {
   failed: [entry: OutboxEntry, error: unknown];
   /** The number of kept entries (waiting for the gateway) changed. */
   change: [kept: number];
+  /** The number of held entries (waiting for their time: quiet hours, a pacing slot) changed. */
+  held: [held: number];
   /** The store failed a write (why), or wrote again after such a failure (undefined). */
   store: [problem: string | undefined];
 }
@@ -130,6 +147,7 @@ interface Waiter {
   resolve(d: Delivered): void;
   reject(e: unknown): void;
   onKept: ((why: string) => void) | undefined;
+  onHeld: ((until: number) => void) | undefined;
 }
 
 interface Live {
@@ -139,6 +157,8 @@ interface Live {
   active: boolean;
   /** Had to wait for the gateway (shown as kept until settled). */
   kept: boolean;
+  /** Waits in the heap for its time (`retryAt`): quiet hours or a pacing slot (shown as held until it starts). */
+  held: boolean;
   waiter: Waiter | undefined;
   /** Failed tries in a row (this process): its own backoff. */
   fails: number;
@@ -179,6 +199,8 @@ export class Outbox extends EventEmitter<OutboxEvents> {
   private readonly maxEntries: number;
   private readonly maxActive: number;
   private readonly keep: (err: unknown) => boolean;
+  private readonly holds: (err: unknown) => boolean;
+  private readonly clock: Clock;
   private readonly unavailable: (why: string, cause: unknown) => GatewayError;
   /** The last store write failed, why (until one succeeds). */
   private storeProblem: string | undefined;
@@ -194,12 +216,15 @@ export class Outbox extends EventEmitter<OutboxEvents> {
   private seq = 0;
   private active = 0;
   private keptNow = 0;
+  private heldNow = 0;
+  /** Held entries per origin (a node's status counts its own). */
+  private readonly heldByOrigin = new Map<string, number>();
   /** The gateway is away: nothing new is attempted until the timer ends the pause. */
   private paused = false;
-  private pauseTimer: NodeJS.Timeout | undefined;
+  private pauseTimer: unknown;
   /** Length of the next pause (doubles while the gateway stays away). */
   private wait: number;
-  private dueTimer: NodeJS.Timeout | undefined;
+  private dueTimer: unknown;
   private dueAt = Infinity;
   /** Some kept entry waits only for the gateway to be reachable again. */
   private waitingForGateway = false;
@@ -222,6 +247,8 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
     this.maxActive = Math.max(1, Math.floor(options.maxActive ?? 8));
     this.keep = options.keep ?? keepByDefault;
+    this.holds = options.hold ?? (() => false);
+    this.clock = options.clock ?? systemClock;
     this.unavailable =
       options.unavailable ??
       ((why, cause) =>
@@ -257,6 +284,16 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     return this.keptNow;
   }
 
+  /** Entries held until their time (quiet hours, a pacing slot). */
+  get held(): number {
+    return this.heldNow;
+  }
+
+  /** Held entries submitted by `origin` (a node id). */
+  heldFor(origin: string): number {
+    return this.heldByOrigin.get(origin) ?? 0;
+  }
+
   /** Why the store cannot write now (its last write failed), or undefined. */
   get problem(): string | undefined {
     return this.storeProblem;
@@ -279,16 +316,27 @@ export class Outbox extends EventEmitter<OutboxEvents> {
    * its reference before it is sent. Their outcomes come as 'sent' / 'failed' events.
    */
   adopt(entries: readonly OutboxEntry[]): void {
+    const now = this.clock.now();
+    let held = 0;
     for (const e of entries) {
       if (this.entries.has(e.id)) continue;
       const entry: OutboxEntry = { ...e, maybeSent: e.maybeSent || e.inFlight };
       const live = this.live(entry);
-      live.kept = true;
       this.entries.set(entry.id, live);
+      // Held until its time (quiet hours, a pacing slot): it waits for it, also after a restart.
+      if (entry.notBefore !== undefined && entry.notBefore > now && !entry.inFlight) {
+        live.retryAt = entry.notBefore;
+        this.waiting.push(live);
+        this.markHeld(live, entry.notBefore, false);
+        held++;
+        continue;
+      }
+      live.kept = true;
       this.keptNow++;
       this.fresh.insert(live);
     }
-    if (entries.length > 0) this.emit('change', this.keptNow);
+    if (entries.length > held) this.emit('change', this.keptNow);
+    if (held > 0) this.emit('held', this.heldNow);
     this.pump();
   }
 
@@ -339,19 +387,27 @@ export class Outbox extends EventEmitter<OutboxEvents> {
         ambiguous: false,
       });
     }
+    const now = this.clock.now();
+    const holdUntil =
+      options.notBefore !== undefined && Number.isFinite(options.notBefore) && options.notBefore > now
+        ? options.notBefore
+        : undefined;
     const entry: OutboxEntry = {
       id: options.id ?? randomUUID(),
       reference: options.reference ?? createReference(),
       service: op.service,
       operation: op.name,
       params: storedParams(op, params),
-      createdAt: new Date().toISOString(),
+      createdAt: new Date(now).toISOString(),
       attempts: 0,
       maybeSent: options.maybeSent === true,
-      // Not paused: it may be attempted without another record, so a crash from here on means "look it up".
-      inFlight: !this.paused,
+      // Not paused nor held: it may be attempted without another record, so a crash from here on means "look it
+      // up". A held one is written as not in flight: its attempt writes the record that says it is.
+      inFlight: !this.paused && holdUntil === undefined,
       origin: options.origin,
       ...(options.priority === 'critical' ? { priority: 'critical' as const } : {}),
+      ...(holdUntil !== undefined ? { notBefore: holdUntil } : {}),
+      ...(typeof options.topic === 'string' ? { topic: options.topic.slice(0, TOPIC_MAX) } : {}),
     };
     const live = this.live(entry);
     this.entries.set(entry.id, live);
@@ -361,6 +417,9 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       this.entries.delete(entry.id);
       throw this.unavailable(storeWhy(e), e);
     }
+    // Removed while its record was written (a cancel, a clear): not sent, and its caller hears it.
+    if (this.entries.get(entry.id) !== live)
+      throw new GatewayError('REJECTED', 'removed from the outbox before it was sent', { ambiguous: false });
     this.counts.accepted++;
     options.onAccepted?.({ id: entry.id, reference: entry.reference });
     return new Promise<Delivered>((resolve, reject) => {
@@ -380,10 +439,17 @@ export class Outbox extends EventEmitter<OutboxEvents> {
           reject(e);
         },
         onKept: options.onKept,
+        onHeld: options.onHeld,
       };
       live.waiter = waiter;
-      this.fresh.insert(live);
-      if (this.paused) this.markKept(live, this.lastWhy ?? 'the gateway cannot be reached');
+      if (holdUntil !== undefined) {
+        live.retryAt = holdUntil;
+        this.waiting.push(live);
+        this.markHeld(live, holdUntil, true);
+      } else {
+        this.fresh.insert(live);
+        if (this.paused) this.markKept(live, this.lastWhy ?? 'the gateway cannot be reached');
+      }
       if (this.closed) this.finishWaiter(live, stillKept('the outbox closed'));
       else if (signal?.aborted) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
@@ -391,10 +457,13 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     });
   }
 
-  /** Tries what is kept now, without waiting for the retry timers; resolves when the outbox is idle again. */
+  /**
+   * Tries what is kept now, without waiting for the retry timers; resolves when the outbox is idle again. What is
+   * held until its time (quiet hours, a pacing slot) stays held.
+   */
   flush(): Promise<void> {
     this.endPause();
-    this.waiting.reschedule(() => 0);
+    this.waiting.reschedule((l) => (l.held ? undefined : 0));
     this.pump();
     return this.idle();
   }
@@ -403,6 +472,17 @@ export class Outbox extends EventEmitter<OutboxEvents> {
   idle(): Promise<void> {
     if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Removes the entries `match` picks that are not under way (they will not be sent; a waiting caller gets
+   * REJECTED). Resolves with their ids.
+   */
+  async removeWhere(match: (entry: Readonly<OutboxEntry>) => boolean): Promise<string[]> {
+    const ids = [...this.entries.values()].filter((l) => !l.active && match(l.entry)).map((l) => l.entry.id);
+    const removed: string[] = [];
+    for (const id of ids) if (await this.remove(id)) removed.push(id);
+    return removed;
   }
 
   /** Removes every entry that is not under way (they will not be sent). Resolves with how many there were. */
@@ -418,6 +498,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     if (!live || live.active) return false;
     this.entries.delete(id);
     if (live.kept) this.unkeep();
+    this.unhold(live);
     this.finishWaiter(
       live,
       new GatewayError('REJECTED', 'removed from the outbox before it was sent', { ambiguous: false }),
@@ -437,6 +518,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     this.closed = true;
     this.endPause();
     this.clearDueTimer();
+    this.heldByOrigin.clear();
     this.lifetime.abort(new GatewayError('CONFIG', 'the outbox is closing', { ambiguous: false }));
     while (this.running.size > 0) await Promise.all([...this.running]);
     for (const live of this.entries.values()) this.finishWaiter(live, stillKept('the outbox closed'));
@@ -473,6 +555,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       seq: ++this.seq,
       active: false,
       kept: false,
+      held: false,
       waiter: undefined,
       fails: 0,
       retryAt: 0,
@@ -484,10 +567,11 @@ export class Outbox extends EventEmitter<OutboxEvents> {
   private pump(): void {
     while (!this.closed && !this.paused && this.active < this.maxActive) {
       const top = this.waiting.peek();
-      const live = top && top.retryAt <= Date.now() ? this.waiting.pop() : this.fresh.shift();
+      const live = top && top.retryAt <= this.clock.now() ? this.waiting.pop() : this.fresh.shift();
       if (!live) break;
       // Removed while it waited (remove, clear) or already under way.
       if (this.entries.get(live.entry.id) !== live || live.active) continue;
+      this.unhold(live);
       this.start(live);
     }
     this.armDueTimer();
@@ -500,19 +584,18 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     if (this.closed || this.paused || !top || top.retryAt >= this.dueAt) return;
     this.clearDueTimer();
     this.dueAt = top.retryAt;
-    this.dueTimer = setTimeout(
+    this.dueTimer = this.clock.setTimeout(
       () => {
         this.dueTimer = undefined;
         this.dueAt = Infinity;
         this.pump();
       },
-      Math.max(0, top.retryAt - Date.now()),
+      Math.max(0, top.retryAt - this.clock.now()),
     );
-    this.dueTimer.unref?.();
   }
 
   private clearDueTimer(): void {
-    if (this.dueTimer) clearTimeout(this.dueTimer);
+    if (this.dueTimer !== undefined) this.clock.clearTimeout(this.dueTimer);
     this.dueTimer = undefined;
     this.dueAt = Infinity;
   }
@@ -543,7 +626,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       result = await this.sendFn(e, {
         reference: e.reference,
         lookupFirst: e.maybeSent,
-        since: Date.parse(e.createdAt) || Date.now(),
+        since: Date.parse(e.createdAt) || this.clock.now(),
         signal: this.lifetime.signal,
       });
     } catch (err) {
@@ -563,6 +646,8 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     live.active = false;
     const e = live.entry;
     if (err instanceof EntryTakenOver) return this.handOver(live, err);
+    const until = attempted && err instanceof GatewayError ? err.retryAt : undefined;
+    if (attempted && until !== undefined && this.holds(err)) return this.holdUntil(live, until);
     if (attempted && !this.closed && !this.keep(err)) {
       this.settle(live, undefined, err);
       this.pump();
@@ -583,10 +668,10 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     if (this.entries.get(e.id) !== live) return this.checkIdle();
     // Its own backoff; an unreachable gateway also pauses everything (the first success ends both). A failure
     // that knows when a try can succeed (a spending limit's reset) waits until then instead.
-    const until = err instanceof GatewayError && attempted ? err.retryAt : undefined;
     if (until === undefined) live.fails++;
     live.unreachable = unreachable(err) || !attempted;
-    live.retryAt = until ?? Date.now() + Math.min(this.maxRetryMs, this.retryMs * 2 ** (live.fails - 1));
+    live.retryAt =
+      until ?? this.clock.now() + Math.min(this.maxRetryMs, this.retryMs * 2 ** (live.fails - 1));
     this.waiting.push(live);
     if (live.unreachable) this.waitingForGateway = true;
     this.markKept(live, why);
@@ -594,10 +679,27 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     this.pump();
   }
 
+  /**
+   * An attempt found the entry's time not come yet (a number's pacing slot): held until `until`, not kept, and
+   * its time stored with it (a restart does not attempt it before).
+   */
+  private holdUntil(live: Live, until: number): void {
+    const e = live.entry;
+    e.inFlight = false;
+    e.notBefore = until;
+    this.stored(this.store.update(e)).catch((w: unknown) => this.warnings.push(`outbox: ${messageOf(w)}`));
+    if (this.entries.get(e.id) !== live) return this.checkIdle();
+    live.retryAt = until;
+    this.waiting.push(live);
+    this.markHeld(live, until, true);
+    this.pump();
+  }
+
   /** Another process owns the entry now (a shared store): it sends it and reports it; this one forgets it. */
   private handOver(live: Live, err: EntryTakenOver): void {
     if (this.entries.get(live.entry.id) === live) this.entries.delete(live.entry.id);
     if (live.kept) this.unkeep();
+    this.unhold(live);
     this.finishWaiter(
       live,
       new GatewayError('TIMEOUT', 'taken over by another instance, which sends it and reports its outcome', {
@@ -612,6 +714,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     const e = live.entry;
     if (this.entries.get(e.id) === live) this.entries.delete(e.id);
     if (live.kept) this.unkeep();
+    this.unhold(live);
     // The caller hears first, the removal follows: a crash between them repeats the outcome, never loses it.
     if (err === undefined) {
       this.counts.sent++;
@@ -656,6 +759,32 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     this.emit('change', this.keptNow);
   }
 
+  /** Held until `until`: counted (per origin too) and told to its caller. */
+  private markHeld(live: Live, until: number, emit: boolean): void {
+    if (!live.held) {
+      live.held = true;
+      this.heldNow++;
+      const origin = live.entry.origin;
+      if (origin !== undefined) this.heldByOrigin.set(origin, (this.heldByOrigin.get(origin) ?? 0) + 1);
+      if (emit) this.emit('held', this.heldNow);
+    }
+    live.waiter?.onHeld?.(until);
+  }
+
+  /** No longer held (its time came, it was removed or settled). */
+  private unhold(live: Live): void {
+    if (!live.held) return;
+    live.held = false;
+    this.heldNow--;
+    const origin = live.entry.origin;
+    if (origin !== undefined) {
+      const n = (this.heldByOrigin.get(origin) ?? 1) - 1;
+      if (n > 0) this.heldByOrigin.set(origin, n);
+      else this.heldByOrigin.delete(origin);
+    }
+    this.emit('held', this.heldNow);
+  }
+
   private finishWaiter(live: Live, err: unknown): void {
     const w = live.waiter;
     live.waiter = undefined;
@@ -671,17 +800,16 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     this.fresh.forEach((l) => {
       if (this.entries.get(l.entry.id) === l) this.markKept(l, why);
     });
-    this.pauseTimer = setTimeout(() => {
+    this.pauseTimer = this.clock.setTimeout(() => {
       this.pauseTimer = undefined;
       this.paused = false;
       this.pump();
     }, this.wait);
-    this.pauseTimer.unref?.();
     this.wait = Math.min(this.maxRetryMs, this.wait * 2);
   }
 
   private endPause(): void {
-    if (this.pauseTimer) clearTimeout(this.pauseTimer);
+    if (this.pauseTimer !== undefined) this.clock.clearTimeout(this.pauseTimer);
     this.pauseTimer = undefined;
     this.paused = false;
     this.wait = this.retryMs;
@@ -699,7 +827,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     if (this.active > 0) return false;
     if (this.closed || this.paused) return true;
     const top = this.waiting.peek();
-    return this.fresh.length === 0 && !(top && top.retryAt <= Date.now());
+    return this.fresh.length === 0 && !(top && top.retryAt <= this.clock.now());
   }
 
   private checkIdle(): void {

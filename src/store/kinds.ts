@@ -18,6 +18,8 @@ export const STORE_KINDS = [
   'ask',
   /** The spending guard's counts. */
   'budget',
+  /** The pacing per number: what each number was sent and reserved within the longest window. */
+  'pacing',
   /** The epoch of a configuration's Redis key space this instance last saw (coordination). */
   'keyspace',
   /** A trigger's state in a Node-RED context store the user named instead of a file. */

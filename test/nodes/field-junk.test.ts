@@ -149,11 +149,12 @@ describe('nodes: junk in every field, deployed (the cases the editor test types)
 /**
  * The overrides with a check of their own, not a field's rule: msg.operation (it may also name an operation as
  * "service/Name"; the any-operation node's is its Operation field's name), the priority, the parameters object, the
- * SOAP headers, and the any-operation node's service (a service or a path: one of two rules).
+ * outbox request (cancel held messages), the SOAP headers, and the any-operation node's service (a service or a
+ * path: one of two rules).
  */
 const OWN_CHECK = (nodeType: string, prop: string): boolean =>
   (prop === 'operation' && nodeType !== 'smsgw-call') ||
-  ['priority', 'params'].includes(prop) ||
+  ['priority', 'params', 'outbox'].includes(prop) ||
   (nodeType === 'smsgw-call' && ['soapHeaders', 'service'].includes(prop));
 
 /**

@@ -162,6 +162,23 @@ describe('nodes: the field rules for the values reported wrong before', () => {
     assert.deepEqual(refused(C, { budgetHour: 0, budgetDay: '', budgetWarn: 0 }), []);
   });
 
+  it('quiet hours: a time that is not HH:MM and a time zone Intl does not know are refused while they are on', () => {
+    assert.deepEqual(
+      refused(C, { quietHours: true, quietStart: '25:00', quietEnd: '8', quietZone: 'Mars/Olympus' }),
+      [
+        'Quiet from: a time of day such as 21:00 (HH:MM, 24 hours)',
+        'until: a time of day such as 21:00 (HH:MM, 24 hours)',
+        'Time zone: an IANA time zone name such as Europe/Berlin or UTC, or blank (the time zone of the Node-RED host)',
+      ],
+    );
+    assert.deepEqual(
+      refused(C, { quietHours: true, quietStart: '8:30', quietEnd: '07:00', quietZone: 'Europe/Berlin' }),
+      [],
+    );
+    // Off: the window is not judged.
+    assert.deepEqual(refused(C, { quietHours: false, quietStart: 'late' }), []);
+  });
+
   it('the configuration: a base URL that is no URL, timeout, connections, in flight and lease time', () => {
     assert.deepEqual(refused(C, { baseUrl: 'abc' }), ['Base URL: a URL starting with http:// or https://']);
     assert.deepEqual(refused(C, { timeout: 1e12, maxConnections: 0, maxConcurrent: 1.5 }), [

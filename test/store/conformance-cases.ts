@@ -19,6 +19,8 @@ import { DeliveryTracker } from '../../src/nodes/send/delivery-tracker';
 import { GatewayError } from '../../src/errors';
 import { Budget } from '../../src/reliability/budget';
 import { FileLedger } from '../../src/reliability/budget-file';
+import { FilePacer } from '../../src/reliability/pacing-file';
+import { ManualClock as HandClock } from '../helpers/manual-clock';
 import { Outbox } from '../../src/reliability/outbox';
 import { JournalStore } from '../../src/reliability/outbox-journal';
 import {
@@ -221,6 +223,61 @@ const budget: Driver = {
         return Object.keys(book.toJSON().pending).map((k) => Number(k.slice(1)));
       },
       stop: () => guard.close(),
+      kill: () => undefined,
+    };
+  },
+};
+
+/**
+ * The pacing per number: a change is a message to its own number (its act: the slot taken, the message may go). A
+ * reservation resolves only once it is on disk; a failing write refuses it. A damaged or missing book is marked
+ * lost (numbers it does not know wait out the longest window): what it could read is kept.
+ */
+const pacing: Driver = {
+  kind: 'pacing',
+  startWaits: true,
+  keepsLines: true,
+  file: (w) => path.join(w.dir, 'smsgw-state', 'pacing.cfg.json'),
+  async start(world) {
+    const clock = (world.extra.paceClock as HandClock | undefined) ?? new HandClock();
+    world.extra.paceClock = clock;
+    let last: StoreProblem | undefined;
+    const pacer = await FilePacer.open(
+      world.dir,
+      'cfg',
+      { rules: [{ count: 5, ms: 15 * 60_000 }], critical: [] },
+      {
+        timers: world.timers,
+        clock,
+        onDamage: damaged(world),
+        onProblem: (p) => {
+          told(world)(p, last?.file ?? '');
+          last = p;
+        },
+      },
+    );
+    return {
+      async change(i) {
+        let answer;
+        try {
+          answer = await pacer.reserve({ id: `k${i}`, keys: [`4917000000${i}`], critical: false });
+        } catch {
+          return 'refused';
+        }
+        if (!answer.reserved) return 'refused';
+        if (answer.at > clock.now()) return 'waiting';
+        world.acts.push(i);
+        return 'done';
+      },
+      async recover() {
+        await flush();
+      },
+      async known() {
+        // The numbers it knows were sent (or reserved) within the window.
+        const data = pacer.book.toJSON();
+        return Object.keys(data.normal).map((k) => Number(k.slice('4917000000'.length)));
+      },
+      stop: () => pacer.close(),
       kill: () => undefined,
     };
   },
@@ -562,6 +619,7 @@ export const DRIVERS: Partial<Record<StoreKind, Driver>> = {
   delivery,
   ask,
   budget,
+  pacing,
   keyspace: logged('keyspace', 'smsgw-redis.cfg'),
   context,
 };

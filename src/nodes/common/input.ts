@@ -1,6 +1,8 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
+import { GatewayError } from '../../errors';
 import { EntryTakenOver } from '../../reliability/outbox-store';
 import { configOf } from '../config/config';
+import type { ReliabilityHost } from '../config/reliability-host';
 import { NodeGatewayError, statusTextOf, toGatewayError } from './errors';
 import type { NodeOutput } from './output';
 import { cachedText, failed, inFlight, sharedKey, warn } from './status';
@@ -34,6 +36,17 @@ export interface InputContext {
   kept(): void;
   /** msg.priority = "critical": the spending guard lets it use its reserve (send/send-path.ts). */
   readonly priority: 'critical' | undefined;
+  /** The config's quiet hours apply to this node's messages (send/gate.ts). */
+  readonly quiet: boolean;
+  /** msg.topic (text): stored with a message the quiet hours hold, which can be cancelled by it. */
+  readonly topic: string | undefined;
+  /** The message is held in the outbox until its time (quiet hours). */
+  held(): void;
+}
+
+export interface InputOptions {
+  /** The config's quiet hours hold this node's messages (the node's Quiet hours setting is not "off"). */
+  quiet?: boolean;
 }
 
 /** What the rest of a node may tell the input path's status. */
@@ -57,9 +70,17 @@ export type InputHandler = (
  * its outcome comes back after the restart). An AUTH failure of any node of the config shows a red ring on all
  * of them until a call succeeds. Requests still running when the node closes are aborted.
  */
-export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: InputHandler): InputStatus {
+export function onInput(
+  RED: NodeAPI,
+  node: Node,
+  output: NodeOutput,
+  handler: InputHandler,
+  options: InputOptions = {},
+): InputStatus {
   const running = new Set<AbortController>();
   const kept = new Set<AbortController>();
+  /** Messages of this run held for the quiet hours (still running: their msg goes on once sent). */
+  const held = new Set<AbortController>();
   const accepted = new Set<AbortController>();
   let lastStatus: NodeStatus = {};
   /** The last result was an AUTH failure: stale as soon as any call on the config succeeds again. */
@@ -69,6 +90,9 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
   const showsBudget = SEND_TYPES.has(node.type);
   // msg.priority, for the node types whose override table has it (the sending ones).
   const priority = overrideTableOf(node.type)?.priority;
+  // msg.outbox = { cancel: true }, for the node types that send what quiet hours hold.
+  const cancel = overrideTableOf(node.type)?.outbox;
+  const quiet = options.quiet === true;
 
   const compose = (): NodeStatus => {
     const health = host?.health();
@@ -83,7 +107,9 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
       lastStatus = {};
       lastWasAuth = false;
     }
-    const active = running.size - kept.size;
+    // Held ones of this run are not in flight; those held before a restart have no msg running here.
+    const heldHere = health && health.held > 0 ? host!.heldFor(node.id) : 0;
+    const active = running.size - kept.size - Math.min(held.size, heldHere);
     if (active > 0) {
       const depth = health?.depth ?? 0;
       return depth > 0
@@ -95,6 +121,8 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
         : inFlight(RED, active);
     }
     if (kept.size > 0) return warn(RED._(sharedKey('status.kept'), { count: kept.size }));
+    if (heldHere > 0)
+      return { fill: 'grey', shape: 'ring', text: RED._(sharedKey('status.held'), { count: heldHere }) };
     // A spending limit near or reached says more than the last message's result.
     return (showsBudget ? health?.budget : undefined) ?? lastStatus;
   };
@@ -137,11 +165,20 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
         kept.add(controller);
         show();
       },
+      quiet,
+      topic: quiet && typeof msg.topic === 'string' ? msg.topic : undefined,
+      held: () => {
+        held.add(controller);
+        show();
+      },
     };
     let work: Promise<InputResult>;
     try {
       output.check(msg);
-      work = handler(msg, controller.signal, ctx);
+      work =
+        cancel && readOverride(msg, cancel) === true
+          ? cancelHeld(RED, host, msg.topic)
+          : handler(msg, controller.signal, ctx);
     } catch (err) {
       work = Promise.reject(err);
     }
@@ -150,6 +187,7 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
         (result) => {
           running.delete(controller);
           kept.delete(controller);
+          held.delete(controller);
           const wasAccepted = accepted.delete(controller);
           if (!controller.signal.aborted && spare.length < SPARE_MAX) spare.push(controller);
           lastStatus = result.status;
@@ -164,6 +202,7 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
         (err: unknown) => {
           running.delete(controller);
           kept.delete(controller);
+          held.delete(controller);
           const wasAccepted = accepted.delete(controller);
           // Stopped after the outbox accepted it: not a failure, the outbox sends it and reports it later.
           if (wasAccepted && controller.signal.aborted) return;
@@ -193,6 +232,7 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
     running.clear();
     spare.length = 0;
     kept.clear();
+    held.clear();
     // `accepted` empties as the aborted handlers end: each must still know that its msg was acknowledged.
     node.status({});
   });
@@ -203,5 +243,24 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
       lastWasAuth = false;
       show();
     },
+  };
+}
+
+/**
+ * msg.outbox = { cancel: true }: the messages the quiet hours hold that were sent with this msg.topic are
+ * removed from the outbox (their msgs fail with REJECTED); the msg goes on with `{ cancelled, topic }`.
+ */
+async function cancelHeld(
+  RED: NodeAPI,
+  host: ReliabilityHost | undefined,
+  topic: unknown,
+): Promise<InputResult> {
+  if (typeof topic !== 'string' || topic === '')
+    throw new GatewayError('VALIDATION', 'msg.outbox.cancel needs msg.topic: the topic of the held messages');
+  if (!host) throw new GatewayError('CONFIG', 'no gateway configuration');
+  const cancelled = await host.cancelHeld(topic);
+  return {
+    payload: { cancelled, topic },
+    status: { fill: 'grey', shape: 'dot', text: RED._(sharedKey('status.cancelled'), { count: cancelled }) },
   };
 }

@@ -44,18 +44,32 @@ export function setupMultiOperation(
   // Odd values in an answer (kept as text, tolerant decoding): one node.warn per operation and field.
   const onWarning = warnOnce(RED, node);
   const o = overridesOf(RED, node, nodeType, def as unknown as Record<string, unknown>);
-  onInput(RED, node, output, async (msg, signal, ctx) => {
-    const cfg = requireConfig(config);
-    const op = o.msg(msg, 'operation') ?? selectOperation(nodeType, operation, undefined);
-    const params = await resolveParams(RED, node, nodeType, msg, op, def.params, o.msg(msg, 'params') ?? {});
-    if (op.costs !== true)
-      return present(op, await callOperation(cfg.getClient(), op, params, signal, onWarning));
-    // What costs (the older service's sends) goes through the send gate: reference, guard, outbox.
-    const sent = await sendMessage(cfg, op, params, signal, ctx);
-    const result = present(op, sent.value);
-    const payload = result.payload;
-    return typeof payload === 'object' && payload !== null && !Array.isArray(payload)
-      ? { ...result, payload: { ...payload, ...sentFields(sent) } }
-      : result;
-  });
+  onInput(
+    RED,
+    node,
+    output,
+    async (msg, signal, ctx) => {
+      const cfg = requireConfig(config);
+      const op = o.msg(msg, 'operation') ?? selectOperation(nodeType, operation, undefined);
+      const params = await resolveParams(
+        RED,
+        node,
+        nodeType,
+        msg,
+        op,
+        def.params,
+        o.msg(msg, 'params') ?? {},
+      );
+      if (op.costs !== true)
+        return present(op, await callOperation(cfg.getClient(), op, params, signal, onWarning));
+      // What costs (the older service's sends) goes through the send gate: reference, guard, outbox.
+      const sent = await sendMessage(cfg, op, params, signal, ctx);
+      const result = present(op, sent.value);
+      const payload = result.payload;
+      return typeof payload === 'object' && payload !== null && !Array.isArray(payload)
+        ? { ...result, payload: { ...payload, ...sentFields(sent) } }
+        : result;
+    },
+    { quiet: nodeType === 'smsgw-legacy-send-text' && values.quietHours !== 'off' },
+  );
 }

@@ -52,6 +52,21 @@ const setting = <T>(nodeType: string, prop: string, type: string): Override<T> =
 /** "critical": the message may use the spending guard's reserve (send/send-path.ts). Every sending node. */
 const PRIORITY = override({ prop: 'priority', type: 'string', check: priorityOf });
 
+/**
+ * `{ cancel: true }` with msg.topic: removes the messages the quiet hours hold in the outbox that were sent with
+ * that topic, instead of sending this msg. Anything but an object, or `cancel` other than true or false, is
+ * refused: a flow that meant to cancel must not send. An object without `cancel` is no request.
+ */
+export const OUTBOX_CANCEL = override({
+  prop: 'outbox',
+  type: 'object',
+  check: (v): boolean => {
+    if (isRecord(v) && (v.cancel === undefined || v.cancel === false)) return false;
+    if (isRecord(v) && v.cancel === true) return true;
+    throw new GatewayError('VALIDATION', 'msg.outbox must be { cancel: true } (with msg.topic)');
+  },
+});
+
 /** The operation among those the node's menu offers (its name or "service/Name"). */
 const operation = (nodeType: string): Override<ReturnType<typeof selectOperation>> =>
   override({
@@ -100,6 +115,7 @@ export const OVERRIDES = {
     track: setting<boolean>('smsgw-send-sms', 'track', 'boolean'),
     trackTimeout: setting<number>('smsgw-send-sms', 'trackTimeout', 'number'),
     priority: PRIORITY,
+    outbox: OUTBOX_CANCEL,
   },
   'smsgw-send-hlr': {
     recipient: recipient('smsgw-send-hlr'),
@@ -119,11 +135,13 @@ export const OVERRIDES = {
     ),
     dataFormat: setting<'auto' | 'hex' | 'base64'>('smsgw-send-udh', 'dataFormat', 'string'),
     priority: PRIORITY,
+    outbox: OUTBOX_CANCEL,
   },
   'smsgw-legacy-send-text': {
     params: PARAMS,
     operation: operation('smsgw-legacy-send-text'),
     priority: PRIORITY,
+    outbox: OUTBOX_CANCEL,
   },
   'smsgw-balance': {
     threshold: ruled<number | undefined>('smsgw-balance', {

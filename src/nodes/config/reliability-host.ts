@@ -24,6 +24,11 @@ import type { CoordinationHost } from './coordination-host';
 import { ownedSender, type FallbackOutboxStore } from '../../coordination/outbox-fallback';
 import type { Lease } from '../../coordination/lease';
 import { userDirOf } from '../common/user-dir';
+import { clockOf, type Clock } from '../../reliability/clock';
+import { QuietHours, quietOf } from './quiet-host';
+import { PaceHost, paceOf, type PaceConfig } from './pace-host';
+import { pacedSender } from '../../reliability/pacing-sender';
+import { isPacedHold } from '../../reliability/pacing';
 
 /** What every node using the config shows besides its own state. */
 export interface ConfigHealth {
@@ -33,6 +38,8 @@ export interface ConfigHealth {
   depth: number;
   /** Messages kept in the outbox. */
   kept: number;
+  /** Messages held in the outbox until their time (quiet hours). */
+  held: number;
   /** Coordination through Redis is on and Redis cannot be reached (why): sends wait or are refused. */
   redisDown: string | undefined;
   /** The outbox is on but cannot store messages (why, short): sends are refused until it can. */
@@ -70,6 +77,10 @@ export interface OutboxListing {
   /** An attempt is under way (or may be, per the journal). */
   inFlight: boolean;
   lastError: string | undefined;
+  /** Held until then (ISO time): quiet hours. */
+  notBefore?: string;
+  /** msg.topic of the msg that sent it (held messages can be cancelled by it). */
+  topic?: string;
   caption: unknown;
   recipients: unknown;
 }
@@ -98,8 +109,18 @@ export class ReliabilityHost {
   private outboxProblem: string | undefined;
   /** The spending guard (Budget tab); undefined while no limit is set. */
   readonly budget: BudgetHost | undefined;
+  /** The quiet hours (Quiet hours settings); undefined while they are off. */
+  readonly quiet: QuietHours | undefined;
+  /** Where "now" and the outbox's timers come from (settings.smsgwClock in tests, else the real clock). */
+  readonly clock: Clock;
   private authFailed: string | undefined;
   private kept = 0;
+  private held = 0;
+  /** The config node's own status shows the held count (only when it shows nothing else). */
+  private heldShown = 0;
+  private box: Outbox | undefined;
+  /** The pacing per number (Pacing settings); undefined while it is off. */
+  private readonly paceReady: Promise<PaceHost> | undefined;
   private readonly listeners = new Map<Node, () => void>();
   private readonly recoveredListeners = new Set<() => void>();
   private readonly restoredListeners = new Map<string, RestoredListener>();
@@ -127,11 +148,16 @@ export class ReliabilityHost {
     let error: GatewayError | undefined;
     let reference: ResolvedReferenceOptions | undefined;
     let budget;
+    let quiet;
+    let paceConfig: PaceConfig | undefined;
     try {
       flow = new FlowControl(flowOptions(def));
       const r = referenceOf(def);
       reference = r ? resolveReferenceOptions(r) : undefined;
       budget = budgetOf(def);
+      const q = quietOf(def);
+      quiet = q ? new QuietHours(q) : undefined;
+      paceConfig = paceOf(def);
     } catch (e) {
       error = isGatewayError(e) ? e : new GatewayError('CONFIG', String(e));
       flow = new FlowControl({});
@@ -139,6 +165,8 @@ export class ReliabilityHost {
     this.flow = flow;
     this.configError = error;
     this.referenceOptions = reference;
+    this.quiet = quiet;
+    this.clock = clockOf((RED.settings as unknown as Record<string, unknown>).smsgwClock);
     this.offFlow = flow.onChange(() => this.notify(false));
 
     if (def.tlsRejectUnauthorized === false && /^https:/i.test(String(def.baseUrl ?? '').trim())) {
@@ -146,6 +174,16 @@ export class ReliabilityHost {
     }
 
     const userDir = userDirOf(RED);
+    this.paceReady = paceConfig
+      ? PaceHost.open(userDir, def.id, paceConfig, this.clock, {
+          onDamage: (d) => reportDamage(RED, node, d),
+          onProblem: (p) => {
+            if (p) node.error(`pacing: ${p.file}: ${p.code}`);
+          },
+        })
+      : undefined;
+    // Told when a send needs it; not an unhandled rejection meanwhile.
+    this.paceReady?.catch(() => undefined);
     this.outboxFile =
       def.outbox === true && userDir !== undefined
         ? path.join(userDir, OUTBOX_DIR, `${def.id}.jsonl`)
@@ -204,6 +242,31 @@ export class ReliabilityHost {
     throw outboxRefusal(this.outboxProblem ?? 'it could not be opened', path.dirname(file), false);
   }
 
+  /** The pacing per number, once its book is open; undefined while pacing is off. */
+  pace(): Promise<PaceHost> | undefined {
+    return this.paceReady;
+  }
+
+  /** Entries held in the outbox until their time (quiet hours) that node `origin` submitted. */
+  heldFor(origin: string): number {
+    return this.held > 0 ? (this.box?.heldFor(origin) ?? 0) : 0;
+  }
+
+  /**
+   * Removes the held entries (waiting for the end of the quiet hours) whose msg.topic was `topic`: they will not
+   * be sent, their msgs fail with REJECTED, their counts go back to the spending guard. Resolves with how many.
+   */
+  async cancelHeld(topic: string): Promise<number> {
+    const box = await this.outbox();
+    if (!box) return 0;
+    const now = this.clock.now();
+    const ids = await box.removeWhere(
+      (e) => e.topic === topic && e.notBefore !== undefined && e.notBefore > now && !e.inFlight,
+    );
+    this.budget?.released(ids);
+    return ids.length;
+  }
+
   /** A node that sends through the outbox (it takes its restored outcomes): it shows when the outbox is down. */
   sendsThroughOutbox(nodeId: string): boolean {
     return (this.outboxFile !== undefined || this.outboxWanted) && this.restoredListeners.has(nodeId);
@@ -214,6 +277,7 @@ export class ReliabilityHost {
       authFailed: this.authFailed,
       depth: this.flow.depth,
       kept: this.kept,
+      held: this.held,
       redisDown: this.gate?.problem(),
       outboxDown: this.outboxProblem === undefined ? undefined : shortWhy(this.outboxProblem),
       budget: this.budget?.nodeStatus(),
@@ -322,6 +386,8 @@ export class ReliabilityHost {
       maybeSent: e.maybeSent,
       inFlight: e.inFlight,
       lastError: e.lastError,
+      ...(e.notBefore !== undefined ? { notBefore: new Date(e.notBefore).toISOString() } : {}),
+      ...(e.topic !== undefined ? { topic: e.topic } : {}),
       caption: e.params.Caption ?? e.params.caption,
       recipients: e.params.Recipient ?? e.params.recipient ?? e.params.Recipients ?? e.params.bRecipient,
     }));
@@ -357,7 +423,10 @@ export class ReliabilityHost {
     await this.reopening;
     const box = await this.outboxReady;
     // The counts are written last (an attempt under way settles its reservation as the outbox closes).
-    const budget = (): Promise<void> => this.budget?.close(removed) ?? Promise.resolve();
+    const budget = async (): Promise<void> => {
+      await this.paceReady?.then((p) => p.close()).catch(() => undefined);
+      await this.budget?.close(removed);
+    };
     if (!box) {
       await this.alive?.stop();
       return budget();
@@ -399,16 +468,22 @@ export class ReliabilityHost {
         this.alive = alive;
         await waitHeld(shared.alive, 5000);
       }
+      // Pacing first: an attempt whose number has no room is held until its slot before anything is counted.
+      const pace = await this.paceReady;
+      const guarded = this.guarded(clientSender(getClient()));
       const box = await Outbox.open({
         store: shared?.store ?? journal,
-        send: this.gatedSender(this.guarded(clientSender(getClient())), shared?.store),
+        send: this.gatedSender(pace ? pacedSender(pace, guarded) : guarded, shared?.store),
+        hold: isPacedHold,
         // A send held by the spending guard waits in the outbox until its window has room (its retryAt).
         keep: (err: unknown) => keepByDefault(err) || isBudgetHold(err),
         // As many attempts at once as the flow control lets run: the rest wait in the outbox, on disk.
         maxActive: Number.isFinite(this.flow.maxConcurrent) ? this.flow.maxConcurrent : 8,
         ...(retry ? { retryIntervalMs: retry, maxRetryIntervalMs: Math.max(retry, 60_000) } : {}),
         unavailable: (why, cause) => outboxRefusal(why, dir, isGatewayError(cause) ? cause.ambiguous : true),
+        clock: this.clock,
       });
+      this.box = box;
       // A journal damaged or missing: one error naming it, what was kept and lost (its warnings follow).
       const told = journal.damage ? damageText(journal.damage) : undefined;
       if (journal.damage) reportDamage(this.RED, this.node, journal.damage);
@@ -423,6 +498,15 @@ export class ReliabilityHost {
         this.notify(true);
       });
       this.kept = box.kept;
+      box.on('held', (held) => {
+        this.held = held;
+        this.notify(false);
+        this.showHeld();
+      });
+      this.held = box.held;
+      this.showHeld();
+      // Held before a restart: the send nodes (subscribed by now) show their counts.
+      if (this.held > 0) this.notify(false);
       if (shared) {
         this.claimLoop(box, shared.store);
         // The lease back (it had lapsed: a long pause, Redis away): what waited for it goes now.
@@ -461,6 +545,17 @@ export class ReliabilityHost {
       this.node.status({});
     }
     this.notify(true);
+  }
+
+  /** The config node shows how many messages its quiet hours hold (unless it shows the outbox down). */
+  private showHeld(): void {
+    if (this.closed || this.outboxProblem !== undefined || this.held === this.heldShown) return;
+    this.heldShown = this.held;
+    this.node.status(
+      this.held > 0
+        ? { fill: 'grey', shape: 'ring', text: this.RED._(sharedKey('status.held'), { count: this.held }) }
+        : {},
+    );
   }
 
   private outboxDir(): string {

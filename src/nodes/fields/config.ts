@@ -4,6 +4,22 @@ import { NAME } from './shared';
 
 const L = 'smsgw-config.label';
 const COORDINATING = { field: 'coordinate', is: [true, 'true'], words: 'coordinating' } as const;
+const QUIET = { field: 'quietHours', is: [true, 'true'], words: 'quiet' } as const;
+const PACING = { field: 'pacing', is: [true, 'true'], words: 'pacing' } as const;
+
+/** Messages per number within a window of the pacing; 0 = no limit of that window. */
+const pace = (name: string, value: number): Field => ({
+  kind: 'number',
+  label: `${L}.${name}`,
+  value,
+  whole: true,
+  min: 0,
+  max: 10_000,
+  unit: 'perNumber',
+  blank: 'default',
+  zero: 'noLimit',
+  when: PACING,
+});
 
 /** Units counted by the spending guard: segments x recipients; blank = no limit, 0 = only the reserve. */
 const cap = (name: string): Field => ({
@@ -202,6 +218,53 @@ export const CONFIG_FIELDS: FieldTable = {
     min: 0,
     unit: 'units',
     blank: 'default',
+  },
+  // Quiet hours: sends of the send nodes in the window are held in the outbox until it ends.
+  quietHours: { kind: 'flag', label: `${L}.quietHours`, value: false, blank: 'default' },
+  quietStart: {
+    kind: 'text',
+    label: `${L}.quietStart`,
+    value: '21:00',
+    format: 'clock',
+    blank: 'required',
+    when: QUIET,
+  },
+  quietEnd: {
+    kind: 'text',
+    label: `${L}.quietEnd`,
+    value: '08:00',
+    format: 'clock',
+    blank: 'required',
+    when: QUIET,
+  },
+  quietZone: {
+    kind: 'text',
+    label: `${L}.quietZone`,
+    value: '',
+    format: 'timeZone',
+    blank: 'hostZone',
+    when: QUIET,
+  },
+  quietByRecipient: {
+    kind: 'flag',
+    label: `${L}.quietByRecipient`,
+    value: true,
+    blank: 'default',
+    when: QUIET,
+  },
+  // Pacing per number: at most so many messages to one number per minute, 15 minutes and hour.
+  pacing: { kind: 'flag', label: `${L}.pacing`, value: false, blank: 'default' },
+  pacePerMinute: pace('pacePerMinute', 1),
+  pacePer15: pace('pacePer15', 5),
+  pacePerHour: pace('pacePerHour', 12),
+  paceCritical: pace('paceCritical', 3),
+  paceOver: {
+    kind: 'choice',
+    label: `${L}.paceOver`,
+    value: 'wait',
+    options: ['wait', 'refuse'],
+    blank: 'default',
+    when: PACING,
   },
   budgetOver: {
     kind: 'choice',

@@ -56,7 +56,8 @@ export type Blank =
   | 'auto'
   | 'anyReply'
   | 'file'
-  | 'asGiven';
+  | 'asGiven'
+  | 'hostZone';
 
 /** Text formats the checker knows (words: `smsgw-config.fields.must.<format>`). */
 export type TextFormat =
@@ -73,6 +74,8 @@ export type TextFormat =
   | 'date'
   | 'udhData'
   | 'recipients'
+  | 'clock'
+  | 'timeZone'
   | 'text';
 
 export interface Field {
@@ -263,6 +266,17 @@ export function dateOf(v: unknown): number {
   return t === undefined ? NaN : new Date(t.trim()).getTime();
 }
 
+/** An IANA time zone name as the Intl of this side knows it (Europe/Berlin, UTC). */
+function isTimeZoneName(t: string): boolean {
+  if (t === '') return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: t });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function judgeText(field: Field, v: unknown, ctx: JudgeContext): Verdict {
   if (field.format === 'date') return Number.isNaN(dateOf(v)) ? no('must') : ok(v);
   const raw = textOf(v);
@@ -298,6 +312,15 @@ function judgeText(field: Field, v: unknown, ctx: JudgeContext): Verdict {
         return no('must');
       return ok(t);
     }
+    case 'clock': {
+      // HH:MM of a 24-hour day (quiet hours); "8:00" is taken as "08:00".
+      const m = /^(\d{1,2}):(\d{2})$/.exec(t);
+      return m && Number(m[1]) < 24 && Number(m[2]) < 60
+        ? ok(`${m[1]!.padStart(2, '0')}:${m[2]}`)
+        : no('must');
+    }
+    case 'timeZone':
+      return isTimeZoneName(t) ? ok(t) : no('must');
     case 'udhData':
       return udhEncoding(t, ctx.sibling('dataFormat')) === undefined ? no('must') : ok(t);
     default:

@@ -11,6 +11,7 @@ import {
   RECIPIENT,
   SEND_DATE,
   SENDER,
+  QUIET_HOURS,
   operation,
 } from './shared';
 
@@ -42,6 +43,7 @@ export const SEND_SMS_FIELDS: FieldTable = {
     blank: 'gatewayDefault',
   },
   sendDate: SEND_DATE,
+  quietHours: QUIET_HOURS,
   jobPriority: {
     kind: 'typed',
     label: 'smsgw-send-sms.label.jobPriority',
@@ -113,6 +115,7 @@ export const SEND_UDH_FIELDS: FieldTable = {
   sender: SENDER,
   caption: CAPTION,
   sendDate: SEND_DATE,
+  quietHours: QUIET_HOURS,
 };
 
 export const LEGACY_SEND_FIELDS: FieldTable = {
@@ -134,4 +137,5 @@ export const LEGACY_SEND_FIELDS: FieldTable = {
     'SendText',
   ),
   params: PARAMS,
+  quietHours: QUIET_HOURS,
 };

@@ -64,6 +64,18 @@ export const SEND_DATE: Field = {
   blank: 'now',
 };
 
+/**
+ * Whether the configuration's quiet hours hold this node's sends (`config`, the default) or the node sends at
+ * any hour (`off`: an alarm node; msg.priority "critical" does the same for one message).
+ */
+export const QUIET_HOURS: Field = {
+  kind: 'choice',
+  label: `${SHARED}.common.quietHours`,
+  value: 'config',
+  options: ['config', 'off'],
+  blank: 'default',
+};
+
 /** An operation among the node's menu (the catalogue's; test/nodes/fields.test.ts holds the lists to it). */
 export const operation = (options: readonly string[], value: string): Field => ({
   kind: 'choice',

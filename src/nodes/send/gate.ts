@@ -7,7 +7,9 @@
  *   2. the opt-out check may refuse recipients (`optOutCheck`: no list yet, everyone passes);
  *   3. coordinated instances that share their rate limit through Redis refuse while Redis is away (no outbox);
  *   4. the spending guard reserves segments x recipients, or refuses (BUDGET);
- *   5. the durable outbox takes it when the config has it on (and sends it from there);
+ *   5. the durable outbox takes it when the config has it on (and sends it from there); inside the quiet hours
+ *      (a send node's message that is not critical) it holds it until they end, or, without the outbox, the
+ *      message is refused (QUIET_HOURS);
  *   6. the unique reference goes into the Caption (the config node's setting);
  *   7. flow control (rate, in flight, queue) runs inside the client, around the request itself.
  * Resolves with what the node outputs: the result, the caption as sent, and whether the job was found by its
@@ -30,6 +32,7 @@ import {
 } from '../../reliability/reference';
 import type { SmsgwConfigNode } from '../config/config-node';
 import { optOutCheck } from './opt-out';
+import { paceKeys, type PaceHost } from '../config/pace-host';
 import { recipientsOf, typedParams } from './gate-params';
 
 export interface SendDone {
@@ -65,6 +68,15 @@ export interface SendContext {
   reference?: string;
   /** Sent before with this reference (a crash since): look it up from `lookupFirst.since` before sending. */
   lookupFirst?: { since: number };
+  /**
+   * The config's quiet hours apply (a send node's message, unless the node is set to send at any hour): inside
+   * them the message is held in the outbox until they end, critical ones excepted.
+   */
+  quiet?: boolean;
+  /** msg.topic: stored with an entry held for the quiet hours, which can be cancelled by it. */
+  topic?: string | undefined;
+  /** The message is held in the outbox until `until` (ms since epoch): the quiet hours. */
+  held?(until: number): void;
 }
 
 const isRecovered = (value: unknown): boolean =>
@@ -159,6 +171,12 @@ export async function sendMessage(
   const caption = captionParam ? params[captionParam] : undefined;
   const box = captionParam && host ? await host.outbox() : undefined;
   const { budget, guard } = await admit(cfg, op, params, ctx, true, box !== undefined);
+  // Per message only while quiet hours are set and apply: nothing is computed otherwise.
+  const notBefore =
+    ctx.quiet === true && host?.quiet && ctx.priority !== 'critical'
+      ? host.quiet.openFrom(host.clock.now(), recipientsOf(params))
+      : undefined;
+  if (notBefore !== undefined && (!box || notBefore === Infinity)) throw quietRefusal(op, notBefore, !box);
   if (box && host) {
     // Refusing: counted now, before the outbox accepts it (the attempts find the count under the entry's id).
     // Holding: counted when it goes out; until its window has room it waits in the outbox.
@@ -177,6 +195,9 @@ export async function sendMessage(
         priority: ctx.priority,
         reference: ctx.reference,
         maybeSent: ctx.lookupFirst !== undefined,
+        ...(notBefore !== undefined
+          ? { notBefore, topic: ctx.topic, ...(ctx.held ? { onHeld: ctx.held } : {}) }
+          : {}),
       });
       return sendDone(r.result, caption, r.reference, host.referenceOptions, r.kept);
     } catch (e) {
@@ -191,16 +212,24 @@ export async function sendMessage(
       ? (ctx.reference ?? createReference(options!.length))
       : undefined;
   const since = ctx.lookupFirst && reference ? ctx.lookupFirst.since : undefined;
-  const key = guard ? await guard.reserve(ctx.reference ?? randomUUID()) : undefined;
+  // Pacing per number without the outbox: the send waits in memory for its slot (or is refused with PACED).
+  const pace = host?.pace();
+  const slot = pace ? await paceSlot(await pace, op, params, signal, ctx.priority) : undefined;
   let value: unknown;
   try {
-    value = await callMarked(cfg, op, params, signal, reference, since);
-  } catch (e) {
-    // Surely not sent: the count goes back; unknown (a lost answer): it stays counted.
-    if (key !== undefined) budget?.settle(key, outcomeOf(e));
-    throw e;
+    const key = guard ? await guard.reserve(ctx.reference ?? randomUUID()) : undefined;
+    try {
+      value = await callMarked(cfg, op, params, signal, reference, since);
+    } catch (e) {
+      // Surely not sent: the count goes back; unknown (a lost answer): it stays counted.
+      if (key !== undefined) budget?.settle(key, outcomeOf(e));
+      throw e;
+    }
+    if (key !== undefined) budget?.settle(key, 'sent');
+  } finally {
+    // Its time stays counted, sent or not (the safe side for the carrier).
+    if (slot !== undefined) slot.pacer.settle(slot.id);
   }
-  if (key !== undefined) budget?.settle(key, 'sent');
   return {
     value,
     caption: captionParam ? asSent(caption, reference, options) : undefined,
@@ -208,6 +237,21 @@ export async function sendMessage(
     recovered: isRecovered(value),
     outbox: false,
   };
+}
+
+/** Waits for the slot of a message's numbers (none for an HLR lookup); resolves with what to settle after. */
+async function paceSlot(
+  pace: PaceHost,
+  op: OperationDef,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+  priority: 'critical' | undefined,
+): Promise<{ pacer: PaceHost['pacer']; id: string } | undefined> {
+  const keys = paceKeys(op.name, params);
+  if (keys.length === 0) return undefined;
+  const id = randomUUID();
+  await pace.waits.slot(id, keys, priority === 'critical', signal, op.name);
+  return { pacer: pace.pacer, id };
 }
 
 /** The client's method name of each marked operation (methodName splits the name with a regular expression). */
@@ -364,6 +408,22 @@ function budgetGuard(
       return key;
     },
   };
+}
+
+/**
+ * A send inside the quiet hours that cannot be held: the outbox is off (a message is never held in memory only,
+ * where a restart would lose it), or its recipients' windows share no open time.
+ */
+function quietRefusal(op: OperationDef, until: number, noOutbox: boolean): GatewayError {
+  const message = noOutbox
+    ? `not sent: inside the quiet hours (until ${new Date(until).toISOString()}); switch on the outbox to hold messages until they end`
+    : "not sent: inside the quiet hours, and its recipients' time zones share no time outside them; send to them separately";
+  return new GatewayError('QUIET_HOURS', message, {
+    service: op.service,
+    operation: op.name,
+    ambiguous: false,
+    ...(noOutbox ? { retryAt: until } : {}),
+  });
 }
 
 function redisDownRefusal(why: string): GatewayError {
