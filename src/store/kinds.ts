@@ -16,6 +16,8 @@ export const STORE_KINDS = [
   'delivery',
   /** The ask nodes' open questions of one configuration. */
   'ask',
+  /** A heartbeat node's watched sources and the alarms it emitted. */
+  'heartbeat',
   /** The spending guard's counts. */
   'budget',
   /** The epoch of a configuration's Redis key space this instance last saw (coordination). */

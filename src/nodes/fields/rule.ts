@@ -56,7 +56,8 @@ export type Blank =
   | 'auto'
   | 'anyReply'
   | 'file'
-  | 'asGiven';
+  | 'asGiven'
+  | 'anySource';
 
 /** Text formats the checker knows (words: `smsgw-config.fields.must.<format>`). */
 export type TextFormat =
@@ -72,6 +73,7 @@ export type TextFormat =
   | 'date'
   | 'udhData'
   | 'recipients'
+  | 'errorCodes'
   | 'text';
 
 export interface Field {
@@ -237,6 +239,24 @@ export const answerWords = (text: unknown): string[] =>
     .map((s) => s.trim().toLowerCase())
     .filter((s) => s !== '');
 
+/** The error codes the heartbeat node's gateway watch can count as failed calls (the gateway's own failures). */
+export const FAILURE_CODES: readonly string[] = [
+  'NETWORK',
+  'TIMEOUT',
+  'HTTP',
+  'AUTH',
+  'FAULT',
+  'PARSE',
+  'REJECTED',
+];
+
+/** A list of error codes as the gateway watch reads it ("network, AUTH"): upper case, no blanks. */
+export const errorCodes = (text: unknown): string[] =>
+  String(text ?? '')
+    .split(/[,;\s]+/)
+    .map((s) => s.trim().toUpperCase())
+    .filter((s) => s !== '');
+
 /**
  * How the send UDH node reads a text (its data format auto, hex or base64): 'hex', 'base64', or undefined when the
  * text is neither (spaces left out).
@@ -289,6 +309,10 @@ function judgeText(field: Field, v: unknown, ctx: JudgeContext): Verdict {
       const pass = answerWords(t);
       if (ack.length === 0 || pass.some((p) => ack.includes(p))) return no('must');
       return ok(t);
+    }
+    case 'errorCodes': {
+      const codes = errorCodes(t);
+      return codes.length > 0 && codes.every((c) => FAILURE_CODES.includes(c)) ? ok(t) : no('must');
     }
     case 'udhData':
       return udhEncoding(t, ctx.sibling('dataFormat')) === undefined ? no('must') : ok(t);
