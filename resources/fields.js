@@ -421,7 +421,7 @@ window.smsgwFields = window.smsgwFields || (function () {
                 const spec = { value: typeof f.value === 'object' ? JSON.parse(JSON.stringify(f.value)) : f.value };
                 if (f.kind === 'config') {
                     spec.type = f.configType;
-                    spec.required = true;
+                    spec.required = f.blank === 'required';
                 }
                 else if (f.kind !== 'internal')
                     spec.validate = validator(type, name);
@@ -484,6 +484,87 @@ window.smsgwFields = window.smsgwFields || (function () {
         const editorFields = () => ({ field, prepare, types, tables: index_1.FIELDS });
         exports.editorFields = editorFields;
     },
+    "./heartbeat": function (exports, require) {
+        "use strict";
+        Object.defineProperty(exports, "__esModule", { value: true });
+        exports.HEARTBEAT_FIELDS = void 0;
+        const shared_1 = require("./shared");
+        const L = 'smsgw-heartbeat.label';
+        const UNIT = {
+            field: 'unit',
+            ms: { min: 60000, s: 1000, h: 3600000 },
+            units: { min: 'minutes', s: 'seconds', h: 'hours' },
+        };
+        const WATCHING = { field: 'watch', is: [true, 'true'], words: 'gatewayWatch' };
+        const GATEWAY = {
+            kind: 'config',
+            label: `${L}.gateway`,
+            value: '',
+            blank: 'none',
+            configType: 'smsgw-config',
+        };
+        exports.HEARTBEAT_FIELDS = {
+            name: shared_1.NAME,
+            gateway: GATEWAY,
+            source: {
+                kind: 'typed',
+                label: `${L}.source`,
+                value: 'topic',
+                types: ['msg', 'str', ...shared_1.COMMON_TYPES.slice(1)],
+                of: 'text',
+                blank: 'required',
+            },
+            every: {
+                kind: 'number',
+                label: `${L}.every`,
+                value: 5,
+                min: 0,
+                above: true,
+                timer: UNIT,
+                blank: 'default',
+            },
+            unit: { kind: 'choice', label: `${L}.unit`, value: 'min', options: ['s', 'min', 'h'], blank: 'default' },
+            grace: { kind: 'number', label: `${L}.grace`, value: 0, min: 0, timer: UNIT, blank: 'default' },
+            sources: { kind: 'text', label: `${L}.sources`, value: '', blank: 'anySource' },
+            watch: { kind: 'flag', label: `${L}.watch`, value: false, blank: 'default' },
+            failures: {
+                kind: 'number',
+                label: `${L}.failures`,
+                value: 3,
+                whole: true,
+                min: 1,
+                max: 1000,
+                blank: 'default',
+                when: WATCHING,
+            },
+            failCodes: {
+                kind: 'text',
+                label: `${L}.failCodes`,
+                value: 'NETWORK, TIMEOUT, HTTP, AUTH',
+                format: 'errorCodes',
+                blank: 'default',
+                when: WATCHING,
+            },
+            balanceBelow: {
+                kind: 'number',
+                label: `${L}.balanceBelow`,
+                value: '',
+                min: 0,
+                blank: 'none',
+                when: WATCHING,
+            },
+            balanceEvery: {
+                kind: 'number',
+                label: `${L}.balanceEvery`,
+                value: 60,
+                min: 1,
+                unit: 'minutes',
+                timer: 60000,
+                blank: 'default',
+                when: WATCHING,
+            },
+        };
+    },
     "./index": function (exports, require) {
         "use strict";
         Object.defineProperty(exports, "__esModule", { value: true });
@@ -491,6 +572,7 @@ window.smsgwFields = window.smsgwFields || (function () {
         exports.fieldsOf = fieldsOf;
         const ask_1 = require("./ask");
         const config_1 = require("./config");
+        const heartbeat_1 = require("./heartbeat");
         const query_1 = require("./query");
         const send_1 = require("./send");
         const triggers_1 = require("./triggers");
@@ -509,6 +591,7 @@ window.smsgwFields = window.smsgwFields || (function () {
             'smsgw-hlr-results': triggers_1.HLR_RESULTS_FIELDS,
             'smsgw-budget': triggers_1.BUDGET_FIELDS,
             'smsgw-ask': ask_1.ASK_FIELDS,
+            'smsgw-heartbeat': heartbeat_1.HEARTBEAT_FIELDS,
         };
         function fieldsOf(nodeType) {
             const table = exports.FIELDS[nodeType];
@@ -619,7 +702,7 @@ window.smsgwFields = window.smsgwFields || (function () {
     "./rule": function (exports, require) {
         "use strict";
         Object.defineProperty(exports, "__esModule", { value: true });
-        exports.COUNTRY_CODES = exports.qualified = exports.MODULE = exports.answerWords = exports.TIMER_MAX_MS = void 0;
+        exports.COUNTRY_CODES = exports.qualified = exports.MODULE = exports.errorCodes = exports.FAILURE_CODES = exports.answerWords = exports.TIMER_MAX_MS = void 0;
         exports.envReference = envReference;
         exports.rangeOf = rangeOf;
         exports.udhEncoding = udhEncoding;
@@ -699,6 +782,20 @@ window.smsgwFields = window.smsgwFields || (function () {
             .filter((s) => s !== '');
         exports.answerWords = answerWords;
         const readableWord = (w) => /^[\p{L}\p{N}]+$/u.test(w);
+        exports.FAILURE_CODES = [
+            'NETWORK',
+            'TIMEOUT',
+            'HTTP',
+            'AUTH',
+            'FAULT',
+            'PARSE',
+            'REJECTED',
+        ];
+        const errorCodes = (text) => String(text !== null && text !== void 0 ? text : '')
+            .split(/[,;\s]+/)
+            .map((s) => s.trim().toUpperCase())
+            .filter((s) => s !== '');
+        exports.errorCodes = errorCodes;
         function udhEncoding(text, format) {
             const t = text.replace(/\s+/g, '');
             const hex = HEX.test(t);
@@ -768,6 +865,10 @@ window.smsgwFields = window.smsgwFields || (function () {
                 }
                 case 'timeZone':
                     return isTimeZoneName(t) ? ok(t) : no('must');
+                case 'errorCodes': {
+                    const codes = (0, exports.errorCodes)(t);
+                    return codes.length > 0 && codes.every((c) => exports.FAILURE_CODES.includes(c)) ? ok(t) : no('must');
+                }
                 case 'udhData':
                     return udhEncoding(t, ctx.sibling('dataFormat')) === undefined ? no('must') : ok(t);
                 default:

@@ -76,6 +76,8 @@ export class FlowControl {
   private readonly paced = new Fifo<Waiter>();
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<(s: FlowState) => void>();
+  /** Told how each call that ran ended (onSettled); an array read by index: no allocation per call. */
+  private settledListeners: ((err: unknown) => void)[] = [];
   /** A bucket shared with other processes (Redis), asked after the local one; see `share`. */
   private shared: (() => Promise<number>) | undefined;
 
@@ -113,6 +115,18 @@ export class FlowControl {
     this.listeners.add(listener);
     return () => {
       this.listeners.delete(listener);
+    };
+  }
+
+  /**
+   * Calls `listener` when a call that ran (it got its slot and token) ended: with undefined when it succeeded,
+   * else with what it failed with. Calls refused before they ran (QUEUE_FULL, aborted while waiting) are not
+   * told: they never reached the gateway. Returns the unsubscribe function. A listener that throws is ignored.
+   */
+  onSettled(listener: (err: unknown) => void): () => void {
+    this.settledListeners = [...this.settledListeners, listener];
+    return () => {
+      this.settledListeners = this.settledListeners.filter((l) => l !== listener);
     };
   }
 
@@ -206,11 +220,32 @@ export class FlowControl {
     } catch (e) {
       p = Promise.reject(e);
     }
-    return p.finally(() => {
-      this.running--;
-      this.changed();
-      this.pump();
-    });
+    // Bound once (below): a call allocates no closure here.
+    return p.then(this.succeeded, this.failed) as Promise<T>;
+  }
+
+  private readonly succeeded = (value: unknown): unknown => {
+    this.ended(undefined);
+    return value;
+  };
+
+  private readonly failed = (err: unknown): never => {
+    this.ended(err);
+    throw err;
+  };
+
+  private ended(err: unknown): void {
+    this.running--;
+    this.changed();
+    this.pump();
+    const listeners = this.settledListeners;
+    for (let i = 0; i < listeners.length; i++) {
+      try {
+        listeners[i]!(err);
+      } catch {
+        // a listener must not change the call's outcome
+      }
+    }
   }
 
   private take(): boolean {

@@ -16,6 +16,8 @@ export const STORE_KINDS = [
   'delivery',
   /** The ask nodes' open questions of one configuration. */
   'ask',
+  /** A heartbeat node's watched sources and the alarms it emitted. */
+  'heartbeat',
   /** The spending guard's counts. */
   'budget',
   /** The pacing per number: what each number was sent and reserved within the longest window. */

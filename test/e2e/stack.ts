@@ -31,6 +31,7 @@ export const NODE_TYPES = [
   'smsgw-dlr',
   'smsgw-hlr-results',
   'smsgw-budget',
+  'smsgw-heartbeat',
 ] as const;
 export const CONFIG_TYPE = 'smsgw-config';
 export const PALETTE_TYPES = NODE_TYPES.filter((t) => t !== CONFIG_TYPE);

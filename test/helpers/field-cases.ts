@@ -78,7 +78,8 @@ export function fieldCases(): FieldCase[] {
       for (const junk of JUNK) {
         const values = { ...base, ...context, [field]: junk };
         let runtime: Verdict;
-        if (rule.kind === 'config') runtime = { refused: true };
+        // A configuration that is not there; blank is refused where one is required (the heartbeat node's is optional).
+        if (rule.kind === 'config') runtime = { refused: junk !== '' || rule.blank === 'required' };
         else {
           const { reasons } = checkSettings(nodeType, values);
           if (reasons.length > 1) throw new Error(`${nodeType}.${field} = "${junk}": ${reasons.join('; ')}`);
@@ -88,7 +89,7 @@ export function fieldCases(): FieldCase[] {
         const editor: Verdict = envRef
           ? { refused: false }
           : rule.kind === 'config'
-            ? { refused: true }
+            ? { refused: runtime.refused }
             : runtime;
         cases.push({ nodeType, field, kind: rule.kind, junk, values, context, editor, runtime });
       }

@@ -154,6 +154,22 @@ export const EXPECTED: Record<string, ExampleExpectation> = {
       assert.equal(job.text, 'SMS balance low: 10 credits');
     },
   },
+  'Sensor heartbeat': {
+    counts: { 'alarm sent': 1, 'back sent': 1 },
+    afterPressing: {
+      // Quiet for 5 seconds after its reading: overdue, the SMS to the admin sent (before the next press).
+      'freezer reports': (seen) => seen('alarm sent').length === 1,
+    },
+    shows(seen, env) {
+      const alarm = jobOf(env, payloadOf(seen, 'alarm sent'));
+      assert.deepEqual(alarm.recipients, ['+4917012345678']);
+      assert.match(alarm.text, /^Freezer sensor quiet since \d{4}-\d\d-\d\dT/);
+      const back = jobOf(env, payloadOf(seen, 'back sent'));
+      assert.equal(back.text, 'Freezer sensor reports again');
+      // The back came after the alarm, once: the alarm's SMS is the older job.
+      assert.ok(back.id > alarm.id);
+    },
+  },
   'HLR check before sending': {
     counts: { sent: 1, 'not reachable': 0 },
     shows(seen, env) {

@@ -149,13 +149,14 @@ describe('nodes: junk in every field, deployed (the cases the editor test types)
 /**
  * The overrides with a check of their own, not a field's rule: msg.operation (it may also name an operation as
  * "service/Name"; the any-operation node's is its Operation field's name), the priority, the parameters object, the
- * outbox request (cancel held messages), the SOAP headers, and the any-operation node's service (a service or a
- * path: one of two rules).
+ * outbox request (cancel held messages), the SOAP headers, the any-operation node's service (a service or a path:
+ * one of two rules) and the heartbeat node's msg.heartbeat (what to do with the msg's source: no setting).
  */
 const OWN_CHECK = (nodeType: string, prop: string): boolean =>
   (prop === 'operation' && nodeType !== 'smsgw-call') ||
   ['priority', 'params', 'outbox'].includes(prop) ||
-  (nodeType === 'smsgw-call' && ['soapHeaders', 'service'].includes(prop));
+  (nodeType === 'smsgw-call' && ['soapHeaders', 'service'].includes(prop)) ||
+  (nodeType === 'smsgw-heartbeat' && prop === 'heartbeat');
 
 /**
  * The words a msg override must be refused with, or undefined when it must be taken: the declared rule of the field
@@ -188,6 +189,7 @@ const BASE_MSG: Readonly<Record<string, Rec>> = {
   'smsgw-customer': {},
   'smsgw-call': { payload: {} },
   'smsgw-ask': { payload: 'junk test?' },
+  'smsgw-heartbeat': { topic: 'junk/test' },
 };
 
 describe('nodes: junk in every msg override, refused before anything is sent or counted', function () {

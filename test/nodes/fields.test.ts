@@ -46,11 +46,15 @@ describe('nodes: the field declarations', () => {
       assert.deepEqual(Object.keys(defaults).sort(), Object.keys(declared).sort());
       for (const [name, spec] of Object.entries(defaults))
         assert.equal(JSON.stringify(spec.value), JSON.stringify(declared[name]), name);
-      // Every field a person can type into has the rule's validator; a config reference keeps Node-RED's check.
+      // Every field a person can type into has the rule's validator; a config reference keeps Node-RED's check
+      // (required unless blank means none: the heartbeat node needs a gateway configuration only for some uses).
       for (const [name, field] of Object.entries(FIELDS[type]!)) {
         const spec = defaults[name]!;
         if (field.kind === 'config')
-          assert.deepEqual([spec.type, spec.required, spec.validate], [field.configType, true, undefined]);
+          assert.deepEqual(
+            [spec.type, spec.required, spec.validate],
+            [field.configType, field.blank === 'required', undefined],
+          );
         else if (field.kind !== 'internal') assert.equal(typeof spec.validate, 'function', name);
       }
     });
@@ -124,6 +128,9 @@ describe('nodes: the field declarations', () => {
       'smsgw-config.redisLease',
       'smsgw-config.timeout',
       'smsgw-dlr.interval',
+      'smsgw-heartbeat.balanceEvery',
+      'smsgw-heartbeat.every',
+      'smsgw-heartbeat.grace',
       'smsgw-hlr-results.interval',
       'smsgw-inbound.interval',
       'smsgw-send-hlr.waitTimeout',

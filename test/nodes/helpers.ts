@@ -19,6 +19,7 @@ import smsgwDlr from '../../src/nodes/smsgw-dlr';
 import smsgwHlrResults from '../../src/nodes/smsgw-hlr-results';
 import smsgwBudget from '../../src/nodes/smsgw-budget';
 import smsgwAsk from '../../src/nodes/smsgw-ask';
+import smsgwHeartbeat from '../../src/nodes/smsgw-heartbeat';
 
 helper.init(require.resolve('node-red'));
 
@@ -80,6 +81,7 @@ export const ALL_NODES = (
     ['smsgw-hlr-results', smsgwHlrResults],
     ['smsgw-budget', smsgwBudget],
     ['smsgw-ask', smsgwAsk],
+    ['smsgw-heartbeat', smsgwHeartbeat],
   ] as const
 ).map(([set, mod]) => withCatalogues(set, mod));
 

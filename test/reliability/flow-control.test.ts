@@ -137,6 +137,30 @@ describe('reliability: flow control', function () {
     assert.ok(peakHeap - heapBefore < 64 * 2 ** 20, `heap grew by ${peakHeap - heapBefore} bytes`);
   });
 
+  it('tells its settled listeners how each call that ran ended, in order; not the calls refused before they ran', async () => {
+    const flow = new FlowControl({ maxConcurrent: 1, maxQueue: 1 });
+    const told: string[] = [];
+    const off = flow.onSettled((e) => told.push(e === undefined ? 'ok' : (e as GatewayError).code));
+    flow.onSettled(() => {
+      throw new Error('a listener that throws changes no outcome');
+    });
+    const gate = deferred();
+    const first = flow.run(async () => {
+      await gate.promise;
+      return 1;
+    });
+    const second = flow.run(() => Promise.reject(new GatewayError('NETWORK', 'unreachable')));
+    const third = flow.run(() => Promise.resolve(3));
+    await assert.rejects(third, (e: unknown) => e instanceof GatewayError && e.code === 'QUEUE_FULL');
+    gate.resolve();
+    assert.equal(await first, 1);
+    await assert.rejects(second, (e: unknown) => e instanceof GatewayError && e.code === 'NETWORK');
+    assert.deepEqual(told, ['ok', 'NETWORK']);
+    off();
+    assert.equal(await flow.run(() => Promise.resolve(4)), 4);
+    assert.deepEqual(told, ['ok', 'NETWORK'], 'an unsubscribed listener is told nothing');
+  });
+
   it('the client applies it to every call and shows the depth; retries and lookups are paced, not queued', async () => {
     const emu = await quietEmulator({ duplicateWindowMs: 0 });
     const client = new GatewayClient({

@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { AskEngine } from '../../src/nodes/ask/engine';
 import { numberKey } from '../../src/nodes/ask/numbers';
 import { FileAskStore } from '../../src/nodes/ask/store';
+import { LocalSources, type HeartbeatFile } from '../../src/nodes/heartbeat/sources-local';
 import { ReportStatuses } from '../../src/nodes/polling/report-status';
 import { DeliveryTracker } from '../../src/nodes/send/delivery-tracker';
 import { GatewayError } from '../../src/errors';
@@ -610,6 +611,75 @@ const context: Driver = {
   },
 };
 
+/**
+ * The heartbeat node's sources (its real store user, sources-local.ts, on a hand-moved clock): a change is a source
+ * seen once and then quiet for a period; its act is that source's overdue alarm, emitted only once noted on disk.
+ */
+const heartbeat: Driver = {
+  kind: 'heartbeat',
+  startWaits: true,
+  keepsLines: true,
+  file: (w) => path.join(w.dir, 'smsgw-state', 'smsgw-heartbeat.n1.json'),
+  async start(world) {
+    const clock = (world.extra.heartbeatClock as ManualClock | undefined) ?? new ManualClock();
+    world.extra.heartbeatClock = clock;
+    let last: StoreProblem | undefined;
+    const store = new StateFile<HeartbeatFile>(world.dir, 'smsgw-heartbeat.n1', {
+      kind: 'heartbeat',
+      timers: world.timers,
+      onDamage: damaged(world),
+      onProblem: (p) => {
+        told(world)(p, last?.file ?? '');
+        last = p;
+      },
+    });
+    let killed = false;
+    const alarmed = new Set<number>();
+    const sources = new LocalSources(store, {
+      plan: { everyMs: 1000, graceMs: 0, listed: undefined, max: 10_000 },
+      clock,
+      changed: () => undefined,
+      dropped: (n) => world.told.push({ type: 'warning', text: `${n} sources dropped` }),
+      emit: (e) => {
+        if (killed || e.type !== 'overdue') return;
+        const i = Number(e.source.slice(1));
+        alarmed.add(i);
+        world.acts.push(i);
+      },
+    });
+    await sources.start();
+    // A source kept from before the start gets its one extra period first (sources.ts): let it run out.
+    await clock.advance(2500);
+    const entries = (): Record<string, unknown> =>
+      (sources as unknown as { shape(): HeartbeatFile }).shape().sources ?? {};
+    const kept = (): number[] => Object.keys(entries()).map((s) => Number(s.slice(1)));
+    // Every source it holds has had its alarm (noted in the file: this run's or an earlier one's).
+    const allAlarmed = (): boolean =>
+      Object.values(entries()).every((e) => (e as { over?: number }).over !== undefined);
+    return {
+      async change(i) {
+        await sources.seen(`s${i}`);
+        await clock.advance(2500);
+        await until(() => alarmed.has(i) || store.problem !== undefined);
+        await flush();
+        return alarmed.has(i) ? 'done' : 'waiting';
+      },
+      async recover() {
+        await store.retryNow();
+        await until(() => store.problem === undefined);
+        await clock.advance(2500);
+        await until(() => allAlarmed() && store.problem === undefined);
+        await flush();
+      },
+      known: () => Promise.resolve(kept()),
+      stop: () => sources.close(false),
+      kill() {
+        killed = true;
+      },
+    };
+  },
+};
+
 /** One driver per kind of STORE_KINDS (the suite fails for a kind without one). */
 export const DRIVERS: Partial<Record<StoreKind, Driver>> = {
   outbox,
@@ -618,6 +688,7 @@ export const DRIVERS: Partial<Record<StoreKind, Driver>> = {
   listener: logged('listener', 'smsgw-inbound.n1'),
   delivery,
   ask,
+  heartbeat,
   budget,
   pacing,
   keyspace: logged('keyspace', 'smsgw-redis.cfg'),

@@ -93,6 +93,17 @@ const callTarget = (v: unknown, source?: ValueSource): string =>
     source,
   ) as string;
 
+/** msg.heartbeat: `{ forget: true }` stops watching the msg's source (no "back" follows). */
+const HEARTBEAT = override({
+  prop: 'heartbeat',
+  type: 'object',
+  check: (v): { forget: boolean } => {
+    if (isRecord(v) && (v.forget === undefined || v.forget === null || typeof v.forget === 'boolean'))
+      return { forget: v.forget === true };
+    throw new GatewayError('VALIDATION', 'msg.heartbeat must be an object such as { forget: true }');
+  },
+});
+
 export const OVERRIDES = {
   'smsgw-send-sms': {
     recipient: recipient('smsgw-send-sms'),
@@ -190,6 +201,8 @@ export const OVERRIDES = {
   // The question, the on-call list, caption and sender are typedInputs (msg.payload by default, any msg property);
   // msg.topic and msg.ask name a question, they change no setting.
   'smsgw-ask': { priority: PRIORITY },
+  // The source is a typedInput (msg.topic by default); msg.heartbeat says what to do with the msg's source.
+  'smsgw-heartbeat': { heartbeat: HEARTBEAT },
 } as const satisfies Readonly<Record<string, OverrideTable>>;
 
 export type OverrideNodeType = keyof typeof OVERRIDES;

@@ -315,6 +315,17 @@ export class ReliabilityHost {
   }
 
   /**
+   * Tells `listener` how each call of any node of this config that reached the gateway ended: undefined when it
+   * succeeded, else its error (the heartbeat node's gateway watch counts failures in a row). Fed by the flow
+   * control every call passes through, so it sees the sends, the outbox's attempts, the readers' polls and the
+   * queries alike, and nothing that was refused before a request (a bad input, a full queue, the spending guard).
+   * Cheap on the hot path: one call per listener, no allocation. Returns the unsubscribe function.
+   */
+  onCall(listener: (err: unknown) => void): () => void {
+    return this.flow.onSettled(listener);
+  }
+
+  /**
    * A node that does not compose its status from the config's state (a poller) learns here that a call of any
    * node succeeded after an AUTH failure: its red "auth failed" is stale. Returns the unsubscribe function.
    */

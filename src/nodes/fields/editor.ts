@@ -110,7 +110,7 @@ function field(type: string): (name: string, extra?: Spec) => Spec {
     const spec: Spec = { value: typeof f.value === 'object' ? JSON.parse(JSON.stringify(f.value)) : f.value };
     if (f.kind === 'config') {
       spec.type = f.configType;
-      spec.required = true;
+      spec.required = f.blank === 'required';
     } else if (f.kind !== 'internal') spec.validate = validator(type, name);
     return { ...spec, ...extra };
   };

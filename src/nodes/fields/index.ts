@@ -6,6 +6,7 @@
  */
 import { ASK_FIELDS } from './ask';
 import { CONFIG_FIELDS } from './config';
+import { HEARTBEAT_FIELDS } from './heartbeat';
 import { BALANCE_FIELDS, CALL_FIELDS, CUSTOMER_FIELDS, QUERY_JOBS_FIELDS } from './query';
 import type { FieldTable } from './rule';
 import { LEGACY_SEND_FIELDS, SEND_HLR_FIELDS, SEND_SMS_FIELDS, SEND_UDH_FIELDS } from './send';
@@ -26,6 +27,7 @@ export const FIELDS: Readonly<Record<string, FieldTable>> = {
   'smsgw-hlr-results': HLR_RESULTS_FIELDS,
   'smsgw-budget': BUDGET_FIELDS,
   'smsgw-ask': ASK_FIELDS,
+  'smsgw-heartbeat': HEARTBEAT_FIELDS,
 };
 
 /** A node type's table; throws for a type without one (every node type of the package has one). */

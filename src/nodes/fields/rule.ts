@@ -57,7 +57,8 @@ export type Blank =
   | 'anyReply'
   | 'file'
   | 'asGiven'
-  | 'hostZone';
+  | 'hostZone'
+  | 'anySource';
 
 /** Text formats the checker knows (words: `smsgw-config.fields.must.<format>`). */
 export type TextFormat =
@@ -76,6 +77,7 @@ export type TextFormat =
   | 'recipients'
   | 'clock'
   | 'timeZone'
+  | 'errorCodes'
   | 'text';
 
 export interface Field {
@@ -244,6 +246,24 @@ export const answerWords = (text: unknown): string[] =>
 
 const readableWord = (w: string): boolean => /^[\p{L}\p{N}]+$/u.test(w);
 
+/** The error codes the heartbeat node's gateway watch can count as failed calls (the gateway's own failures). */
+export const FAILURE_CODES: readonly string[] = [
+  'NETWORK',
+  'TIMEOUT',
+  'HTTP',
+  'AUTH',
+  'FAULT',
+  'PARSE',
+  'REJECTED',
+];
+
+/** A list of error codes as the gateway watch reads it ("network, AUTH"): upper case, no blanks. */
+export const errorCodes = (text: unknown): string[] =>
+  String(text ?? '')
+    .split(/[,;\s]+/)
+    .map((s) => s.trim().toUpperCase())
+    .filter((s) => s !== '');
+
 /**
  * How the send UDH node reads a text (its data format auto, hex or base64): 'hex', 'base64', or undefined when the
  * text is neither (spaces left out).
@@ -321,6 +341,10 @@ function judgeText(field: Field, v: unknown, ctx: JudgeContext): Verdict {
     }
     case 'timeZone':
       return isTimeZoneName(t) ? ok(t) : no('must');
+    case 'errorCodes': {
+      const codes = errorCodes(t);
+      return codes.length > 0 && codes.every((c) => FAILURE_CODES.includes(c)) ? ok(t) : no('must');
+    }
     case 'udhData':
       return udhEncoding(t, ctx.sibling('dataFormat')) === undefined ? no('must') : ok(t);
     default:
