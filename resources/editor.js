@@ -132,7 +132,7 @@ window.smsgwEditor = window.smsgwEditor || (function () {
             var type = configTypeOf(def.defaults[key]);
             if (!type || !node[key]) { return; }
             lastUsed[type] = node[key];
-            try { window.localStorage.setItem('smsgw.lastConfig.' + type, node[key]); } catch (e) { /* private mode */ }
+            try { window.localStorage.setItem('smsgw.lastConfig.' + type, node[key]); } catch (e) { void e; /* private mode */ }
         });
     }
     if (RED.events && RED.events.on) { RED.events.on('editor:save', rememberConfigs); }
@@ -140,7 +140,7 @@ window.smsgwEditor = window.smsgwEditor || (function () {
         var ids = select.find('option').map(function () { return $(this).val(); }).get()
             .filter(function (id) { return id && id !== '_ADD_' && RED.nodes.node(id); });
         var last = lastUsed[type];
-        if (!last) { try { last = window.localStorage.getItem('smsgw.lastConfig.' + type); } catch (e) { last = null; } }
+        if (!last) { try { last = window.localStorage.getItem('smsgw.lastConfig.' + type); } catch (e) { void e; last = null; } }
         if (last && ids.indexOf(last) >= 0) { return last; }
         return ids.length === 1 ? ids[0] : null;
     }

@@ -131,6 +131,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await page.locator('#red-ui-palette').screenshot({ path: join(imageDir, 'palette.png') });
     await search.fill('');
     await search.press('Backspace');
+    await search.press('Backspace');
     await page.locator('.red-ui-palette-node[data-palette-type="inject"]').waitFor({ state: 'visible' });
   });
 
@@ -334,12 +335,17 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
 
   it('a new ask node: found by its type in the palette search, its gateway the one last used, the wait field wide enough', async function () {
     // the palette's search finds a node by its type as well as by its label
+    // typed as a user types: the search box filters on key presses
     const search = page.locator('#red-ui-palette-search input');
-    await search.fill('smsgw-ask');
+    await search.click();
+    await search.pressSequentially('smsgw-ask');
     const ask = page.locator('.red-ui-palette-node[data-palette-type="smsgw-ask"]');
     await ask.waitFor({ state: 'visible' });
-    assert.ok(await page.locator('.red-ui-palette-node[data-palette-type="smsgw-send-sms"]').isHidden());
+    await page
+      .locator('.red-ui-palette-node[data-palette-type="smsgw-send-sms"]')
+      .waitFor({ state: 'hidden' });
     await search.fill('');
+    await search.press('Backspace');
     await page
       .locator('.red-ui-palette-node[data-palette-type="smsgw-send-sms"]')
       .waitFor({ state: 'visible' });
@@ -442,18 +448,19 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       await page.click(`#node-dialog-${button}`);
       await page.waitForSelector('#node-dialog-ok', { state: 'detached' });
     };
-    // A change of the configuration restarts its guard, which reads its count file again. The first restart
-    // writes what the running guard had not written yet; then the file is damaged, and the next restart reads it.
-    const redeploy = async (warn: string): Promise<string> => {
+    // The count file is damaged while no guard runs: a running guard keeps its counts in memory and writes them
+    // over the file at its next change, as it should. So the limits are switched off (the guard closes, writing
+    // what it had), the file is damaged, and the limit switched on again: the new guard reads the damaged file.
+    const redeploy = async (day: string): Promise<string> => {
       const gateway = await openBudget();
-      await page.fill('#node-config-input-budgetWarn', warn);
+      await page.fill('#node-config-input-budgetDay', day);
       await closeBoth('ok');
       await deploy(page);
       return gateway;
     };
-    const gateway = await redeploy('81');
+    const gateway = await redeploy('');
     writeFileSync(join(stack.userDir, 'smsgw-state', `budget.${gateway}.json`), 'not a count file');
-    await redeploy('82');
+    await redeploy('100');
     await openBudget();
     // The configuration restarts after the deploy answered: on a busy machine the first look may still find the
     // guard opening its file. Refresh as a user would, a bounded number of times, and say what was shown.
