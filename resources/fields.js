@@ -98,9 +98,20 @@ window.smsgwFields = window.smsgwFields || (function () {
         "use strict";
         Object.defineProperty(exports, "__esModule", { value: true });
         exports.CONFIG_FIELDS = void 0;
+        const rule_1 = require("./rule");
         const shared_1 = require("./shared");
         const L = 'smsgw-config.label';
         const COORDINATING = { field: 'coordinate', is: [true, 'true'], words: 'coordinating' };
+        const OPTING_OUT = { field: 'optOut', is: [true, 'true'], words: 'optOut' };
+        const words = (name, format) => ({
+            kind: 'text',
+            label: `${L}.${name}`,
+            value: '',
+            format,
+            blank: 'default',
+            default: rule_1.OPT_OUT_WORDS[name],
+            when: OPTING_OUT,
+        });
         const cap = (name) => ({
             kind: 'number',
             label: `${L}.${name}`,
@@ -303,6 +314,27 @@ window.smsgwFields = window.smsgwFields || (function () {
                 options: ['refuse', 'hold'],
                 blank: 'default',
             },
+            optOut: { kind: 'flag', label: `${L}.optOut`, value: false, blank: 'default' },
+            optOutKeywords: {
+                kind: 'flag',
+                label: `${L}.optOutKeywords`,
+                value: true,
+                blank: 'default',
+                when: OPTING_OUT,
+            },
+            optOutInterval: {
+                kind: 'number',
+                label: `${L}.optOutInterval`,
+                value: 60,
+                min: 1,
+                unit: 'seconds',
+                timer: 1000,
+                blank: 'default',
+                when: OPTING_OUT,
+            },
+            optOutStop: words('optOutStop', 'stopWords'),
+            optOutStart: words('optOutStart', 'startWords'),
+            optOutHelp: words('optOutHelp', 'helpWords'),
         };
     },
     "./editor": function (exports, require) {
@@ -559,7 +591,7 @@ window.smsgwFields = window.smsgwFields || (function () {
     "./rule": function (exports, require) {
         "use strict";
         Object.defineProperty(exports, "__esModule", { value: true });
-        exports.COUNTRY_CODES = exports.qualified = exports.MODULE = exports.answerWords = exports.TIMER_MAX_MS = void 0;
+        exports.COUNTRY_CODES = exports.qualified = exports.MODULE = exports.keywordList = exports.KEYWORD_MAX = exports.OPT_OUT_WORDS = exports.answerWords = exports.TIMER_MAX_MS = void 0;
         exports.envReference = envReference;
         exports.rangeOf = rangeOf;
         exports.udhEncoding = udhEncoding;
@@ -637,6 +669,34 @@ window.smsgwFields = window.smsgwFields || (function () {
             .map((s) => s.trim().toLowerCase())
             .filter((s) => s !== '');
         exports.answerWords = answerWords;
+        exports.OPT_OUT_WORDS = {
+            optOutStop: 'STOP, STOPP, ABMELDEN, UNSUBSCRIBE, END, QUIT, CANCEL',
+            optOutStart: 'START, UNSTOP, ANMELDEN',
+            optOutHelp: 'HELP, HILFE',
+        };
+        const WORD_FIELDS = {
+            stopWords: 'optOutStop',
+            startWords: 'optOutStart',
+            helpWords: 'optOutHelp',
+        };
+        exports.KEYWORD_MAX = 32;
+        const KEYWORDS_MAX = 50;
+        const keywordList = (text) => {
+            const out = [];
+            for (const w of String(text !== null && text !== void 0 ? text : '').split(/[,;\s]+/)) {
+                const word = w.normalize('NFKC').toLowerCase();
+                if (word !== '' && !out.includes(word))
+                    out.push(word);
+            }
+            return out;
+        };
+        exports.keywordList = keywordList;
+        function keywordsOf(text) {
+            const words = (0, exports.keywordList)(text);
+            if (words.length > KEYWORDS_MAX)
+                return undefined;
+            return words.every((w) => w.length <= exports.KEYWORD_MAX && /[\p{L}\p{N}]/u.test(w)) ? words : undefined;
+        }
         function udhEncoding(text, format) {
             const t = text.replace(/\s+/g, '');
             const hex = HEX.test(t);
@@ -687,6 +747,23 @@ window.smsgwFields = window.smsgwFields || (function () {
                 }
                 case 'udhData':
                     return udhEncoding(t, ctx.sibling('dataFormat')) === undefined ? no('must') : ok(t);
+                case 'stopWords':
+                case 'startWords':
+                case 'helpWords': {
+                    const own = WORD_FIELDS[field.format];
+                    const words = keywordsOf(t);
+                    if (words === undefined || words.length === 0)
+                        return no('must');
+                    for (const other of Object.keys(exports.OPT_OUT_WORDS)) {
+                        if (other === own)
+                            continue;
+                        const v = ctx.sibling(other);
+                        const theirs = (0, exports.keywordList)(typeof v === 'string' && v.trim() !== '' ? v : exports.OPT_OUT_WORDS[other]);
+                        if (words.some((w) => theirs.includes(w)))
+                            return no('must');
+                    }
+                    return ok(words.join(', '));
+                }
                 default:
                     return ok(t);
             }

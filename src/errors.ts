@@ -19,7 +19,8 @@ export type GatewayErrorCode =
   | 'CONFIG'
   | 'VALIDATION' // bad input, found before anything was sent
   | 'QUEUE_FULL' // flow control refused the message at once
-  | 'BUDGET'; // the spending guard refused (or held) a send: a limit of the config node is reached
+  | 'BUDGET' // the spending guard refused (or held) a send: a limit of the config node is reached
+  | 'OPTED_OUT'; // a recipient is on the configuration's opt-out list (replied STOP): not sent to that number
 
 export interface GatewayErrorDetails {
   service?: ServiceName | undefined;

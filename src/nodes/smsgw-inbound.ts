@@ -67,7 +67,7 @@ export default (RED: NodeAPI): void => {
 
     // A listener of the config node's one reader of new messages: every inbound trigger gets every message.
     listenTo<InboundRecord>(RED, node, def, config, INBOUND, {
-      toMessage: (r) => {
+      toMessage: (r, marks) => {
         const report = reportOf(r);
         if (dropping.drop && flagged(report)) {
           if (dropping.carriedOver && !warnedDrop) {
@@ -86,6 +86,8 @@ export default (RED: NodeAPI): void => {
             recipient: sender,
             report,
             sms: r,
+            // The opt-out list took this reply as a keyword: "added" (STOP), "removed" (START), "help".
+            ...(typeof marks?.optOut === 'string' ? { optOut: marks.optOut } : {}),
           } as NodeMessage,
         };
       },

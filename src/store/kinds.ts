@@ -18,6 +18,8 @@ export const STORE_KINDS = [
   'ask',
   /** The spending guard's counts. */
   'budget',
+  /** A configuration's opt-out list: the numbers that replied STOP, the log of its changes. */
+  'optout',
   /** The epoch of a configuration's Redis key space this instance last saw (coordination). */
   'keyspace',
   /** A trigger's state in a Node-RED context store the user named instead of a file. */

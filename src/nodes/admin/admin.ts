@@ -143,6 +143,48 @@ export function registerAdminRoutes(RED: NodeAPI): void {
     },
   );
 
+  // The opt-out list of a deployed config node: how many numbers are on it, and a loss to confirm.
+  app.get(
+    '/smsgw-config/:id/optout',
+    RED.auth.needsPermission('smsgw-config.read'),
+    (req: Request, res: Response) => {
+      const list = configNode(RED, String(req.params.id))?.optOut;
+      if (!list) {
+        res.json({ enabled: false });
+        return;
+      }
+      void list.snapshot().then(
+        (r) => res.json(r),
+        (e: unknown) => res.status(500).json({ message: e instanceof Error ? e.message : String(e) }),
+      );
+    },
+  );
+
+  // After the list was lost (its file missing or damaged), a person confirms it: every send was refused until
+  // then. Logged with who confirmed; survives a restart (the list's file writes it down).
+  app.post(
+    '/smsgw-config/:id/optout/confirm',
+    RED.auth.needsPermission('smsgw-config.write'),
+    (req: Request, res: Response) => {
+      const list = configNode(RED, String(req.params.id))?.optOut;
+      if (!list) {
+        res
+          .status(404)
+          .json({ message: 'no opt-out list is on in this configuration (or it is not deployed)' });
+        return;
+      }
+      const user = (req as Request & { user?: { username?: unknown } }).user?.username;
+      const by = typeof user === 'string' && user !== '' ? `the editor (${user})` : 'the editor';
+      void list
+        .confirm(by)
+        .then(() => list.snapshot())
+        .then(
+          (r) => res.json(r),
+          (e: unknown) => res.status(500).json({ message: e instanceof Error ? e.message : String(e) }),
+        );
+    },
+  );
+
   // Test connection sends a request with the dialog's values to any address: the right to deploy flows
   // (which can do as much) is needed besides the config node's own.
   app.post(

@@ -1,6 +1,7 @@
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from 'node-red';
 import { EntryTakenOver } from '../../reliability/outbox-store';
 import { configOf } from '../config/config';
+import type { GatewayError } from '../../errors';
 import { NodeGatewayError, statusTextOf, toGatewayError } from './errors';
 import type { NodeOutput } from './output';
 import { cachedText, failed, inFlight, sharedKey, warn } from './status';
@@ -34,6 +35,11 @@ export interface InputContext {
   kept(): void;
   /** msg.priority = "critical": the spending guard lets it use its reserve (send/send-path.ts). */
   readonly priority: 'critical' | undefined;
+  /**
+   * Some recipients were left out (the opt-out list refused them) and the others sent: the node outputs its
+   * result, then reports `error` (done(err), or node.error once the outbox had acknowledged the msg) and shows it.
+   */
+  partly(error: GatewayError): void;
 }
 
 /** What the rest of a node may tell the input path's status. */
@@ -125,7 +131,11 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
     const controller = spare.pop() ?? new AbortController();
     running.add(controller);
     show();
+    let partial: GatewayError | undefined;
     const ctx: InputContext = {
+      partly: (error) => {
+        partial = error;
+      },
       origin: node.id,
       priority: priority && (readOverride(msg, priority) as InputContext['priority']),
       accepted: () => {
@@ -152,14 +162,18 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
           kept.delete(controller);
           const wasAccepted = accepted.delete(controller);
           if (!controller.signal.aborted && spare.length < SPARE_MAX) spare.push(controller);
-          lastStatus = result.status;
+          // Sent to some recipients only: the result's status says how many were left out, and why.
+          lastStatus = partial ? partlyStatus(RED, result.status, partial) : result.status;
           lastWasAuth = false;
           host?.report(undefined);
           show();
           if (!output.write(msg, result.payload))
             node.warn(RED._(sharedKey('errors.output'), { output: output.property }));
           send(result.more ? [msg, ...result.more] : msg);
-          if (!wasAccepted) done();
+          // After the output (the flow gets what was sent), a Catch node hears who was not sent to.
+          if (partial && wasAccepted) node.error(new NodeGatewayError(partial), msg);
+          else if (partial) done(new NodeGatewayError(partial));
+          else if (!wasAccepted) done();
         },
         (err: unknown) => {
           running.delete(controller);
@@ -204,4 +218,11 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
       show();
     },
   };
+}
+
+/** A result's status with the recipients the opt-out list left out: "JobId 12 (1 opted out)", yellow. */
+function partlyStatus(RED: NodeAPI, status: NodeStatus, error: GatewayError): NodeStatus {
+  const detail = error.detail as { optedOut?: unknown[] } | undefined;
+  const count = Array.isArray(detail?.optedOut) ? detail.optedOut.length : 1;
+  return warn(RED._(sharedKey('status.partlyOptedOut'), { status: String(status.text ?? ''), count }));
 }

@@ -16,7 +16,7 @@ import { MIN_INTERVAL_S, type PollDef } from './poll-node';
 import { StoreWatch, isStoreError, reportStoreProblem, stateStoreFor, storeStatus } from '../common/state';
 import { decodePending, receivedStatus } from './pending';
 import type { QueueKind } from './queue-kinds';
-import type { ListenerHandle, ReaderEvent } from './queue-reader';
+import type { ListenerHandle, ReaderEvent, RecordMarks } from './queue-reader';
 import { ownsReaders } from './reader-host';
 import { SeenIds } from './seen-ids';
 
@@ -29,8 +29,11 @@ interface ListenerState {
 export interface ListenOptions<R> {
   /** HLR results: records per read (0 = all). */
   limit?: number;
-  /** The msg for a record not handed on before (none: left out), or the error path for one it cannot use. */
-  toMessage(record: R): { msg?: NodeMessage; unusable?: Unusable };
+  /**
+   * The msg for a record not handed on before (none: left out), or the error path for one it cannot use. `marks`:
+   * what the reader's first takers said of the record (the opt-out list: `{ optOut: 'added' }`).
+   */
+  toMessage(record: R, marks?: RecordMarks): { msg?: NodeMessage; unusable?: Unusable };
 }
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -118,12 +121,18 @@ export function listenTo<R>(
     return next;
   };
 
-  const take = async (records: readonly R[], signal: AbortSignal): Promise<void> => {
+  const take = async (
+    records: readonly R[],
+    signal: AbortSignal,
+    marks: readonly (RecordMarks | undefined)[] = [],
+  ): Promise<void> => {
     if (closed) throw new Error('the node is stopping');
     await flushLeftOver();
     let done = 0;
+    let at = -1;
     // EMIT_BATCH records per turn of the event loop (emit.ts says why); between two, a stopping flow ends it.
     for (const record of records) {
+      at += 1;
       if (done > 0 && done % EMIT_BATCH === 0) {
         await turn();
         if (stopping(signal)) {
@@ -143,7 +152,7 @@ export function listenTo<R>(
       const key = kind.key(record);
       if (seen.has(key)) continue;
       seen.add(key);
-      const out = options.toMessage(record);
+      const out = options.toMessage(record, marks[at]);
       if (out.msg) {
         node.send(out.msg);
         emitted += 1;
@@ -217,7 +226,7 @@ export function listenTo<R>(
     // An interval that is not a positive number is the smallest one, as for a trigger that polls by itself.
     intervalMs: onInputMode ? undefined : intervalOf(def),
     limit: options.limit,
-    take: (records, signal) => serial(() => take(records, signal)),
+    take: (records, signal, marks) => serial(() => take(records, signal, marks)),
     event: onEvent,
   });
 
