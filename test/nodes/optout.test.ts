@@ -158,4 +158,43 @@ describe('nodes: opt-out list (Opt-out tab): STOP replies, and sends that leave 
     await waitFor(() => out.messages.length === 1);
     assert.deepEqual(lastJobRecipients(), [C]);
   });
+
+  it('an ask node skips an on-call number on the list: the next number is asked at once, a Catch node hears OPTED_OUT', async () => {
+    const first = '+4917011110011';
+    const second = '+4917011110012';
+    const asker: FlowNode = {
+      id: 'ask',
+      type: 'smsgw-ask',
+      gateway: 'cfg',
+      question: 'payload',
+      questionType: 'msg',
+      numbers: `${first}, ${second}`,
+      numbersType: 'str',
+      wait: 60,
+      waitUnit: 's',
+      rounds: 1,
+      ack: '1',
+      pass: '2',
+      tell: 'none',
+      interval: 60,
+      wires: [['out'], ['out']],
+    };
+    await loadFlow(flowWith(env.emu.url, [inbound, asker], { optOut: true }));
+    const replies = collect('out2');
+    inject(first, 'STOP');
+    await pollUntil('inb', () => replies.messages.length === 1);
+    assert.equal(replies.messages[0]!.optOut, 'added');
+    const caught = collect('caught');
+    const toFirst = (): number =>
+      (env.emu.control.snapshot() as { accounts: { jobs: { recipients: string[] }[] }[] }).accounts
+        .flatMap((a) => a.jobs)
+        .filter((j) => j.recipients.includes(first)).length;
+    send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
+    // A step of a minute: the second number is asked because the first was skipped, not because a step ended.
+    await waitFor(() => lastJobRecipients().includes(second) && caught.messages.length === 1);
+    assert.equal(toFirst(), 0, 'nothing was sent to the number on the list');
+    const err = caught.messages[0]!;
+    assert.equal(code(err), 'OPTED_OUT');
+    assert.equal((err.ask as Rec).to, first);
+  });
 });
