@@ -16,6 +16,7 @@ import type { SmsgwConfigNode } from './config/config-node';
 import type { Destination, OptOutGate, ServiceKind, SmsgwConfigDef, SmsgwCredentials } from './config/types';
 import { OptOutHost, optOutListenerId, optOutSettings } from './optout/host';
 import { INBOUND } from './polling/queue-kinds';
+import { RedisOptOutList } from './optout/store-redis';
 import { accountErrorOf, destinationOf } from './config/account';
 import { nameUnnamed } from './config/config';
 import { userDirOf } from './common/user-dir';
@@ -106,7 +107,7 @@ export default (RED: NodeAPI): void => {
     // The one reader of new inbound messages (and of new HLR results) shared by the triggers listening to it.
     // The opt-out list's listener, switched off since it last ran, is forgotten: replies are not held for it.
     const optOutOn = values?.optOut === true;
-    const keywordsOn = optOutOn && values.optOutKeywords !== false && node.coordination === undefined;
+    const keywordsOn = optOutOn && values.optOutKeywords !== false;
     attachQueueReaders(RED, node, (type) =>
       type === INBOUND.type && !keywordsOn ? [optOutListenerId(node.id)] : [],
     );
@@ -139,14 +140,10 @@ export default (RED: NodeAPI): void => {
   }
 
   function startOptOut(node: ConfigInternals, def: SmsgwConfigDef, values: Record<string, unknown>): void {
-    if (node.coordination) {
-      // Not shared through Redis in this version: one list per instance would text a number that replied STOP
-      // to another instance, so every send is refused, loudly, instead.
-      const error = new GatewayError(
-        'CONFIG',
-        'the opt-out list is not shared through Redis yet: switch off the opt-out list or the coordination through Redis',
-      );
-      node.error(error.message);
+    const link = node.coordination?.link;
+    if (node.coordination && !link) {
+      // Coordination refused its own settings (it said so): no list can be shared, so nothing is sent.
+      const error = new GatewayError('CONFIG', 'the opt-out list cannot be shared: Redis is not set up');
       node.optOut = {
         refused: () => Promise.reject(error),
         skippedAtSend: () => undefined,
@@ -155,7 +152,20 @@ export default (RED: NodeAPI): void => {
       };
       return;
     }
-    const host = new OptOutHost(RED, node, def, optOutSettings(values));
+    // Coordinated: one list in Redis for every instance (a STOP read by one refuses the number on all).
+    const shared =
+      link && node.coordination
+        ? new RedisOptOutList(link, node.coordination.key('optout'), {
+            onOdd: (count) => node.warn(RED._(sharedKey('optOut.odd'), { count })),
+          })
+        : undefined;
+    if (shared && node.coordination?.keySpace) {
+      const onLost = (why: string, since: number): void =>
+        void shared.markLost(why, since).catch(() => undefined);
+      node.coordination.keySpace.on('lost', onLost);
+      node.once('close', () => node.coordination?.keySpace?.off('lost', onLost));
+    }
+    const host = new OptOutHost(RED, node, def, optOutSettings(values), shared);
     node.optOutHost = host;
     node.optOut = host;
     node.reliability.attemptCheck = (entry) => host.checkAttempt(entry);

@@ -2,7 +2,7 @@
  * The opt-out list of one gateway configuration as data (no Node-RED, no disk, no Redis): numbers by their key
  * (ask/numbers.ts numberKey: the digits in international form), each on the list (opted out) or off it again, since
  * when, from where and by whom; the log of the last changes; whether the list was lost. The file store
- * (store-file.ts) keeps it as it is; a list shared through Redis would keep a copy of it in each instance.
+ * (store-file.ts) keeps it as it is; under Redis it is each instance's copy of the shared list (store-redis.ts).
  *
  * One comparison everywhere: a recipient is refused when its key is on the list. A national number ("0170...")
  * stays national when the configuration has no Default country (numberKey cannot tell its country); such a key

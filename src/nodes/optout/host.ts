@@ -30,6 +30,9 @@ import { recipientsOf, withoutRecipients } from '../send/gate-params';
 import { optOutCheck, optedOutError } from '../send/opt-out';
 
 /** The listener id of the list on the reader (stable across restarts: records read meanwhile are kept for it). */
+/** How long a send waits for the list to be read before it is refused. */
+export const READY_WAIT_MS = 10_000;
+
 export const optOutListenerId = (configId: string): string => `${configId}:optout`;
 
 /** What a first taker's mark says to the listeners after it (`msg.optOut` of the inbound trigger). */
@@ -129,7 +132,7 @@ export class OptOutHost implements OptOutGate {
 
   async refused(recipients: readonly string[]): Promise<RefusedRecipient[]> {
     if (this.failure) throw this.failure;
-    if (!this.list.opened) await this.list.ready();
+    if (!this.list.opened) await this.opened();
     const lost = this.list.book.lost;
     if (lost)
       throw new GatewayError(
@@ -143,6 +146,26 @@ export class OptOutHost implements OptOutGate {
       if (this.list.book.refusing(key)) out.push({ index, shown: maskNumber(key) });
     });
     return out;
+  }
+
+  /**
+   * The list read, waited for at most READY_WAIT_MS (a send right after the deploy); longer (the file cannot be
+   * read, Redis cannot be reached): refused, loudly, rather than sent unchecked.
+   */
+  private async opened(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), READY_WAIT_MS);
+    });
+    const r = await Promise.race([this.list.ready().then(() => 'read' as const), late]).finally(() =>
+      clearTimeout(timer),
+    );
+    if (r === 'late')
+      throw new GatewayError(
+        this.list.shared ? 'NETWORK' : 'CONFIG',
+        `the opt-out list is not read yet (${this.list.problem() ?? this.list.where}): not sent unchecked`,
+        { ambiguous: false },
+      );
   }
 
   /** An outbox attempt left these out (they went on the list while the message waited); told once. */

@@ -1,6 +1,6 @@
 /**
  * An opt-out list as the rest of the package uses it, wherever it is kept: a state file of one instance
- * (store-file.ts), and later one shared by the instances of a configuration through Redis. Each keeps the whole list
+ * (store-file.ts) or Redis, shared by the instances of a configuration (store-redis.ts). Each keeps the whole list
  * in memory (the check of a send's recipients reads memory only: no disk or network on a send) and make every
  * change durable before the promise of the change resolves.
  *
