@@ -149,6 +149,8 @@ export default (RED: NodeAPI): void => {
         skippedAtSend: () => undefined,
         snapshot: () => Promise.reject(error),
         confirm: () => Promise.reject(error),
+        exportCsv: () => Promise.reject(error),
+        importCsv: () => Promise.reject(error),
       };
       return;
     }

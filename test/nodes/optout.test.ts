@@ -197,4 +197,31 @@ describe('nodes: opt-out list (Opt-out tab): STOP replies, and sends that leave 
     assert.equal(code(err), 'OPTED_OUT');
     assert.equal((err.ask as Rec).to, first);
   });
+
+  it('CSV round trip through the admin routes: export, import (BOM, ";"), all or nothing with the bad line named', async () => {
+    await loadFlow(flow(C));
+    const empty = await helper.request().get('/smsgw-config/cfg/optout/export').expect(200);
+    assert.match(String(empty.headers['content-type']), /^text\/csv/);
+    const imported = await helper
+      .request()
+      .post('/smsgw-config/cfg/optout/import')
+      .send({ csv: `\uFEFFnumber;state;since;source\r\n${C};opted-out;2026-01-02T03:04:05Z;reply\r\n` })
+      .expect(200);
+    assert.deepEqual(imported.body, { imported: 1 });
+    const refused = await helper
+      .request()
+      .post('/smsgw-config/cfg/optout/import')
+      .send({ csv: `number,state\n+4917011110099,opted-out\nnot a number,opted-out\n` })
+      .expect(400);
+    assert.match(String((refused.body as Rec).message), /^line 3: .* nothing was imported$/);
+    const exported = await helper.request().get('/smsgw-config/cfg/optout/export').expect(200);
+    const rows = String(exported.text).trim().split('\r\n');
+    assert.ok(rows.includes(`${C},opted-out,2026-01-02T03:04:05.000Z,reply`), rows.join('|'));
+    assert.ok(!rows.some((r) => r.startsWith('+4917011110099')), 'the refused file changed nothing');
+    // The imported number is refused by the send gate.
+    const caught = collect('caught');
+    send('n1', { payload: 'x', topic: 'imported' });
+    await waitFor(() => caught.messages.length === 1);
+    assert.equal(code(caught.messages[0]!), 'OPTED_OUT');
+  });
 });

@@ -124,6 +124,10 @@ export interface OptOutGate {
   snapshot(): Promise<OptOutSnapshot>;
   /** A person confirms a lost list as it is (the editor): sends go out again; false when it was not lost. */
   confirm(by: string): Promise<boolean>;
+  /** The list as CSV (number,state,since,source: src/nodes/optout/csv.ts). */
+  exportCsv(): Promise<string>;
+  /** Reads a CSV file into the list, all or nothing (VALIDATION naming the first bad line); the rows taken. */
+  importCsv(text: string, by: string): Promise<number>;
 }
 
 export interface OptOutSnapshot {

@@ -24,6 +24,7 @@ import { isListKey, maskNumber, type ChangeRequest, type ListLost } from './book
 import { keywordOf, keywordsOf, type Keyword, type Keywords } from './keywords';
 import type { OptOutList } from './list';
 import { FileOptOutList } from './store-file';
+import { listCsv, readCsv } from './csv';
 import { findOperation } from '../../catalogue';
 import type { OutboxEntry } from '../../reliability/outbox-store';
 import { recipientsOf, withoutRecipients } from '../send/gate-params';
@@ -119,6 +120,19 @@ export class OptOutHost implements OptOutGate {
       ...(lost ? { lost: { why: lost.why, where: lost.where, since: lost.since } } : {}),
       ...(problem ? { problem } : {}),
     };
+  }
+
+  async exportCsv(): Promise<string> {
+    if (!this.list.opened) await this.opened();
+    return listCsv(this.list.book.entries());
+  }
+
+  async importCsv(text: string, by: string): Promise<number> {
+    if (!this.list.opened) await this.opened();
+    const requests = readCsv(text, (n) => this.keyOf(n), Date.now(), by);
+    await this.list.change(requests);
+    this.node.log(this.RED._(sharedKey('optOut.imported'), { count: requests.length, by }));
+    return requests.length;
   }
 
   private tellLost(lost: ListLost): void {
