@@ -7,7 +7,11 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import type { NodeAPI } from 'node-red';
+import type { NextFunction, Request, Response } from 'express';
 import {
+  ALL_NODES,
+  DEMO,
   collect,
   flowWith,
   helper,
@@ -223,5 +227,28 @@ describe('nodes: opt-out list (Opt-out tab): STOP replies, and sends that leave 
     send('n1', { payload: 'x', topic: 'imported' });
     await waitFor(() => caught.messages.length === 1);
     assert.equal(code(caught.messages[0]!), 'OPTED_OUT');
+  });
+
+  it('the editor routes need their rights: the list and its export smsgw-config.read, import and confirm smsgw-config.write', async () => {
+    const granted = new Set<string>();
+    const withAuth = (RED: NodeAPI): void => {
+      // The helper's RED.auth lets everything through; this one behaves like adminAuth for one user.
+      (RED as unknown as { auth: unknown }).auth = {
+        needsPermission: (permission: string) => (_req: Request, res: Response, next: NextFunction) =>
+          granted.has(permission) ? next() : res.status(401).end(),
+      };
+    };
+    await helper.load([withAuth, ...ALL_NODES], flow(C), { cfg: DEMO });
+    const csv = { csv: `${C},opted-in` };
+    await helper.request().get('/smsgw-config/cfg/optout').expect(401);
+    await helper.request().get('/smsgw-config/cfg/optout/export').expect(401);
+    granted.add('smsgw-config.read');
+    await helper.request().get('/smsgw-config/cfg/optout').expect(200);
+    await helper.request().get('/smsgw-config/cfg/optout/export').expect(200);
+    await helper.request().post('/smsgw-config/cfg/optout/import').send(csv).expect(401);
+    await helper.request().post('/smsgw-config/cfg/optout/confirm').expect(401);
+    granted.add('smsgw-config.write');
+    await helper.request().post('/smsgw-config/cfg/optout/import').send(csv).expect(200);
+    await helper.request().post('/smsgw-config/cfg/optout/confirm').expect(200);
   });
 });
