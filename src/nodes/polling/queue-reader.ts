@@ -291,6 +291,12 @@ export class QueueReader<R> {
     this.removed.add(id);
     await this.ready;
     if (this.listeners.has(id)) return;
+    // Never registered here (the usual case): nothing to forget, nothing written.
+    const known =
+      id in this.state.listeners ||
+      this.state.owed?.[id] !== undefined ||
+      this.state.firsts?.includes(id) === true;
+    if (!known) return;
     delete this.state.listeners[id];
     if (this.state.owed?.[id]) delete this.state.owed[id];
     if (this.state.firsts) this.state.firsts = this.state.firsts.filter((f) => f !== id);
