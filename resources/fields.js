@@ -112,6 +112,13 @@ window.smsgwFields = window.smsgwFields || (function () {
             default: rule_1.OPT_OUT_WORDS[name],
             when: OPTING_OUT,
         });
+        const answer = (name) => ({
+            kind: 'text',
+            label: `${L}.${name}`,
+            value: '',
+            blank: 'auto',
+            when: OPTING_OUT,
+        });
         const cap = (name) => ({
             kind: 'number',
             label: `${L}.${name}`,
@@ -335,6 +342,23 @@ window.smsgwFields = window.smsgwFields || (function () {
             optOutStop: words('optOutStop', 'stopWords'),
             optOutStart: words('optOutStart', 'startWords'),
             optOutHelp: words('optOutHelp', 'helpWords'),
+            optOutAnswer: {
+                kind: 'flag',
+                label: `${L}.optOutAnswer`,
+                value: false,
+                blank: 'default',
+                when: OPTING_OUT,
+            },
+            optOutStopText: answer('optOutStopText'),
+            optOutStartText: answer('optOutStartText'),
+            optOutHelpText: answer('optOutHelpText'),
+            optOutSender: {
+                kind: 'text',
+                label: `${L}.optOutSender`,
+                value: '',
+                blank: 'gatewayDefault',
+                when: OPTING_OUT,
+            },
         };
     },
     "./editor": function (exports, require) {

@@ -251,4 +251,32 @@ describe('nodes: opt-out list (Opt-out tab): STOP replies, and sends that leave 
     await helper.request().post('/smsgw-config/cfg/optout/import').send(csv).expect(200);
     await helper.request().post('/smsgw-config/cfg/optout/confirm').expect(200);
   });
+
+  it('answers on: a STOP is confirmed once a day (also to a number now on the list), HELP answered, through the gate', async () => {
+    const d = '+4917011110021';
+    const e = '+4917011110022';
+    await loadFlow(flow(C, { optOutAnswer: true, optOutHelpText: 'Call 0800 123' }));
+    const replies = collect('out2');
+    const jobsTo = (n: string): { text: string; recipients: string[] }[] =>
+      (
+        env.emu.control.snapshot() as { accounts: { jobs: { text: string; recipients: string[] }[] }[] }
+      ).accounts
+        .flatMap((a) => a.jobs)
+        .filter((j) => j.recipients.includes(n));
+    inject(d, 'STOP');
+    await pollUntil('inb', () => replies.messages.length === 1);
+    await waitFor(() => jobsTo(d).length === 1);
+    assert.match(jobsTo(d)[0]!.text, /no more messages|optOut\.answer\.stop/);
+    // The same day: a second STOP is taken (marked) but not answered again; HELP from another number is.
+    inject(d, 'stop');
+    inject(e, 'help');
+    await pollUntil('inb', () => replies.messages.length === 3);
+    await waitFor(() => jobsTo(e).length === 1);
+    assert.equal(jobsTo(e)[0]!.text, 'Call 0800 123');
+    assert.equal(jobsTo(d).length, 1, 'one answer per number per day');
+    assert.deepEqual(
+      replies.messages.map((m) => m.optOut),
+      ['added', 'added', 'help'],
+    );
+  });
 });

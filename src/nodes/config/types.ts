@@ -82,6 +82,14 @@ export interface SmsgwConfigDef extends NodeDef {
   optOutStop?: string;
   optOutStart?: string;
   optOutHelp?: string;
+  /** Answer a keyword with a text, at most one per number per day (default off). */
+  optOutAnswer?: boolean | string;
+  /** The answers (blank = the default text in the runtime's language). */
+  optOutStopText?: string;
+  optOutStartText?: string;
+  optOutHelpText?: string;
+  /** The sender of the answers (blank = the gateway's default). */
+  optOutSender?: string;
 }
 
 /**

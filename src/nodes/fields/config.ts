@@ -17,6 +17,15 @@ const words = (name: keyof typeof OPT_OUT_WORDS, format: Field['format']): Field
   when: OPTING_OUT,
 });
 
+/** The text answering a keyword: blank = the default text in the runtime's language. */
+const answer = (name: string): Field => ({
+  kind: 'text',
+  label: `${L}.${name}`,
+  value: '',
+  blank: 'auto',
+  when: OPTING_OUT,
+});
+
 /** Units counted by the spending guard: segments x recipients; blank = no limit, 0 = only the reserve. */
 const cap = (name: string): Field => ({
   kind: 'number',
@@ -244,4 +253,21 @@ export const CONFIG_FIELDS: FieldTable = {
   optOutStop: words('optOutStop', 'stopWords'),
   optOutStart: words('optOutStart', 'startWords'),
   optOutHelp: words('optOutHelp', 'helpWords'),
+  optOutAnswer: {
+    kind: 'flag',
+    label: `${L}.optOutAnswer`,
+    value: false,
+    blank: 'default',
+    when: OPTING_OUT,
+  },
+  optOutStopText: answer('optOutStopText'),
+  optOutStartText: answer('optOutStartText'),
+  optOutHelpText: answer('optOutHelpText'),
+  optOutSender: {
+    kind: 'text',
+    label: `${L}.optOutSender`,
+    value: '',
+    blank: 'gatewayDefault',
+    when: OPTING_OUT,
+  },
 };

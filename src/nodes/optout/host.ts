@@ -25,12 +25,16 @@ import { keywordOf, keywordsOf, type Keyword, type Keywords } from './keywords';
 import type { OptOutList } from './list';
 import { FileOptOutList } from './store-file';
 import { listCsv, readCsv } from './csv';
+import { coerceParams } from '../common/operations';
+import { sendMessage } from '../send/send-path';
 import { findOperation } from '../../catalogue';
 import type { OutboxEntry } from '../../reliability/outbox-store';
 import { recipientsOf, withoutRecipients } from '../send/gate-params';
 import { optOutCheck, optedOutError } from '../send/opt-out';
 
 /** The listener id of the list on the reader (stable across restarts: records read meanwhile are kept for it). */
+const SEND_SMS = findOperation('send', 'SendSMS')!;
+
 /** How long a send waits for the list to be read before it is refused. */
 export const READY_WAIT_MS = 10_000;
 
@@ -48,6 +52,12 @@ export interface OptOutSettings {
   stop: string;
   start: string;
   help: string;
+  /** Answer a keyword with a text (at most one per number per day). */
+  answer: boolean;
+  /** The answers; blank: the default text in the runtime's language. */
+  texts: Record<Keyword, string>;
+  /** The answers' sender; blank: the gateway's default. */
+  sender: string;
 }
 
 export function optOutSettings(values: Record<string, unknown>): OptOutSettings {
@@ -57,6 +67,13 @@ export function optOutSettings(values: Record<string, unknown>): OptOutSettings 
     stop: String(values.optOutStop ?? ''),
     start: String(values.optOutStart ?? ''),
     help: String(values.optOutHelp ?? ''),
+    answer: values.optOutAnswer === true,
+    texts: {
+      stop: String(values.optOutStopText ?? ''),
+      start: String(values.optOutStartText ?? ''),
+      help: String(values.optOutHelpText ?? ''),
+    },
+    sender: String(values.optOutSender ?? ''),
   };
 }
 
@@ -70,6 +87,9 @@ export class OptOutHost implements OptOutGate {
   private readonly skipped = new Map<string, string[]>();
   private handle: ListenerHandle | undefined;
   private failure: GatewayError | undefined;
+  private readonly settings: OptOutSettings;
+  private readonly stopping = new AbortController();
+  private answering: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly RED: NodeAPI,
@@ -79,6 +99,7 @@ export class OptOutHost implements OptOutGate {
     list?: OptOutList,
   ) {
     this.country = (def.defaultCountry?.trim() || undefined) as CountryCode | undefined;
+    this.settings = settings;
     this.keywords = keywordsOf(settings.stop, settings.start, settings.help);
     this.list =
       list ??
@@ -219,6 +240,7 @@ export class OptOutHost implements OptOutGate {
   async take(records: readonly InboundRecord[]): Promise<(RecordMarks | undefined)[]> {
     const marks: (RecordMarks | undefined)[] = [];
     const requests: ChangeRequest[] = [];
+    const answers: { key: string; to: string; keyword: Keyword }[] = [];
     for (const r of records) {
       const keyword = keywordOf(pick(r, 'Text', 'message', 'Message', 'text'), this.keywords);
       const sender = pick(r, 'Sender', 'sender');
@@ -228,6 +250,7 @@ export class OptOutHost implements OptOutGate {
         continue;
       }
       marks.push({ optOut: MARK[keyword] });
+      answers.push({ key, to: String(sender), keyword });
       if (keyword !== 'help') requests.push({ key, out: keyword === 'stop', source: 'reply', by: 'reply' });
     }
     if (requests.length > 0) {
@@ -241,10 +264,51 @@ export class OptOutHost implements OptOutGate {
           }),
         );
     }
+    // After the change is durable, outside the reader's turn (a send takes its time).
+    if (this.settings.answer && answers.length > 0) {
+      const after = this.answering.then(() => this.answer(answers));
+      this.answering = after.catch(() => undefined);
+    }
     return marks;
   }
 
+  /**
+   * The answers to keywords, at most one per number per day (noted durably before it is sent: a send that fails
+   * is not tried again that day, never sent twice). Through the send gate, exempt from the list: the STOP
+   * confirmation goes to a number that is on it now, and HELP is answered whoever asks.
+   */
+  private async answer(answers: readonly { key: string; to: string; keyword: Keyword }[]): Promise<void> {
+    for (const a of answers) {
+      if (this.stopping.signal.aborted) return;
+      try {
+        if (!(await this.list.claimAnswer(a.key))) continue;
+        const text = this.settings.texts[a.keyword] || this.RED._(sharedKey(`optOut.answer.${a.keyword}`));
+        const params = coerceParams(SEND_SMS, {
+          Caption: 'opt-out',
+          // Blank: the gateway's default sender (as the ask node sends it).
+          Sender: this.settings.sender,
+          Recipient: [a.to],
+          SMSText: text,
+          SmsTyp: 'Standard',
+          SendDate: null,
+        });
+        await sendMessage(this.node, SEND_SMS, params, this.stopping.signal, {
+          exempt: true,
+          origin: this.node.id,
+        });
+      } catch (e) {
+        this.node.warn(
+          this.RED._(sharedKey('optOut.answerFailed'), {
+            number: maskNumber(a.key),
+            message: safeText(e instanceof Error ? e.message : String(e)),
+          }),
+        );
+      }
+    }
+  }
+
   async close(removed: boolean): Promise<void> {
+    this.stopping.abort();
     const handle = this.handle;
     this.handle = undefined;
     await handle?.close(removed).catch(() => undefined);
