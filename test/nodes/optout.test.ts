@@ -97,6 +97,18 @@ describe('nodes: opt-out list (Opt-out tab): STOP replies, and sends that leave 
     assert.match(String((caught.messages[0]!.error as Rec).message), /the others were sent.*\+4917\*+01/);
   });
 
+  it('with the outbox on: the number on the list is left out before the outbox takes the message, OPTED_OUT to Catch', async () => {
+    // A is on the list (the first test).
+    await loadFlow(flow(`${A},${B}`, { outbox: true }));
+    const out = collect('out');
+    const caught = collect('caught');
+    send('n1', { payload: 'through the outbox', topic: 'partly-outbox' });
+    await waitFor(() => out.messages.length === 1 && caught.messages.length === 1);
+    assert.deepEqual(lastJobRecipients(), [B]);
+    assert.deepEqual((out.messages[0]!.payload as Rec).skipped, [A]);
+    assert.equal(code(caught.messages[0]!), 'OPTED_OUT');
+  });
+
   it('every recipient on the list, critical or not: nothing is sent (no request), OPTED_OUT', async () => {
     await loadFlow(flow(A));
     const out = collect('out');
