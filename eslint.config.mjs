@@ -24,7 +24,7 @@ export default tseslint.config(
   },
   {
     // A msg may come from a function node, another JavaScript realm: its objects, arrays, Dates and byte arrays
-    // fail `instanceof` and prototype checks here. Values are judged by shape (src/shape.ts). Issue 23 §2.
+    // fail `instanceof` and prototype checks here. Values are judged by shape (src/shape.ts).
     files: ['src/**/*.ts'],
     ignores: ['src/shape.ts'],
     rules: {

@@ -1,5 +1,5 @@
 /**
- * Benchmark 9, the write-ahead outbox (issue 15 item 5): SendSMS through `smsgw-send-sms` in an embedded
+ * Benchmark 9, the write-ahead outbox: SendSMS through `smsgw-send-sms` in an embedded
  * Node-RED (bench/embedded.ts) against the emulator (own process), with the config's outbox off and on, side
  * by side in one flow (two config nodes, two send nodes), rounds interleaved. Reports msgs/s and CPU per msg of
  * each, the ratio on/off (target >= 0.8), and the journal's flushes (fdatasync) and bytes per message; a burst

@@ -118,6 +118,33 @@ window.smsgwEditor = window.smsgwEditor || (function () {
      * dialog's fields are set (before the widgets read them); the node changes when the dialog is saved, so
      * Cancel leaves it as it was.
      */
+    // The gateway configuration a node of this browser was last saved with, per config type: a new node from the
+    // palette gets it (or the only one there is) instead of "none".
+    var lastUsed = {};
+    function configTypeOf(field) {
+        var t = field && field.type ? RED.nodes.getType(field.type) : null;
+        return t && t.category === 'config' ? field.type : null;
+    }
+    function rememberConfigs(node) {
+        var def = node && node._def;
+        if (!def || def.category === 'config' || !/^smsgw-/.test(node.type)) { return; }
+        Object.keys(def.defaults || {}).forEach(function (key) {
+            var type = configTypeOf(def.defaults[key]);
+            if (!type || !node[key]) { return; }
+            lastUsed[type] = node[key];
+            try { window.localStorage.setItem('smsgw.lastConfig.' + type, node[key]); } catch (e) { void e; /* private mode */ }
+        });
+    }
+    if (RED.events && RED.events.on) { RED.events.on('editor:save', rememberConfigs); }
+    function chooseConfig(select, type) {
+        var ids = select.find('option').map(function () { return $(this).val(); }).get()
+            .filter(function (id) { return id && id !== '_ADD_' && RED.nodes.node(id); });
+        var last = lastUsed[type];
+        if (!last) { try { last = window.localStorage.getItem('smsgw.lastConfig.' + type); } catch (e) { void e; last = null; } }
+        if (last && ids.indexOf(last) >= 0) { return last; }
+        return ids.length === 1 ? ids[0] : null;
+    }
+
     function defaults(node) {
         // Placeholders of blank fields, and the dialog's values for the field rules (resources/fields.js).
         if (window.smsgwFields) { window.smsgwFields.prepare(node); }
@@ -125,6 +152,13 @@ window.smsgwEditor = window.smsgwEditor || (function () {
         var def = RED.nodes.getType(node.type) || {};
         var fields = def.defaults || {};
         var prefix = def.category === 'config' ? '#node-config-input-' : '#node-input-';
+        Object.keys(fields).forEach(function (key) {
+            var type = configTypeOf(fields[key]);
+            if (!type || node[key]) { return; }
+            var select = $(prefix + key);
+            var pick = select.is('select') ? chooseConfig(select, type) : null;
+            if (pick) { select.val(pick).trigger('change'); }
+        });
         Object.keys(fields).forEach(function (key) {
             var value = fields[key].value;
             if (node[key] !== undefined && node[key] !== null) { return; }
@@ -385,7 +419,7 @@ window.smsgwEditor = window.smsgwEditor || (function () {
         node.inputs = $('#smsgw-poll-on-input').is(':checked') ? 1 : 0;
     }
 
-    // The account of a gateway configuration (issue 21 §2): without user or password it shows the warning
+    // The account of a gateway configuration: without user or password it shows the warning
     // triangle, and so do the nodes using it. What this editor knows comes first (credentials typed, loaded by
     // a dialog or imported); else the runtime says, for each deployed configuration, whether it has both (yes or
     // no, never the values); a configuration it does not know was never deployed and has none. Until the runtime

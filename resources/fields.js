@@ -52,8 +52,8 @@ window.smsgwFields = window.smsgwFields || (function () {
                 blank: 'default',
             },
             rounds: { kind: 'number', label: `${L}.rounds`, value: 1, whole: true, min: 1, max: 100, blank: 'default' },
-            ack: { kind: 'text', label: `${L}.ack`, value: '', blank: 'anyReply' },
-            pass: { kind: 'text', label: `${L}.pass`, value: '', format: 'passAnswers', blank: 'none' },
+            ack: { kind: 'text', label: `${L}.ack`, value: '1, ok, ja', format: 'answerWords', blank: 'anyReply' },
+            pass: { kind: 'text', label: `${L}.pass`, value: '2, busy, besetzt', format: 'passAnswers', blank: 'none' },
             tell: {
                 kind: 'choice',
                 label: `${L}.tell`,
@@ -81,6 +81,7 @@ window.smsgwFields = window.smsgwFields || (function () {
             caption: shared_1.CAPTION,
             hint: { kind: 'text', label: `${L}.hint`, value: '', blank: 'auto' },
             passedText: { kind: 'text', label: `${L}.passedText`, value: '', blank: 'auto' },
+            passedByText: { kind: 'text', label: `${L}.passedByText`, value: '', blank: 'auto' },
             tellText: { kind: 'text', label: `${L}.tellText`, value: '', blank: 'auto' },
             cancelText: { kind: 'text', label: `${L}.cancelText`, value: '', blank: 'auto' },
             interval: {
@@ -689,10 +690,12 @@ window.smsgwFields = window.smsgwFields || (function () {
         const HEX = /^(?:[0-9a-fA-F]{2})+$/;
         const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
         const answerWords = (text) => String(text !== null && text !== void 0 ? text : '')
+            .normalize('NFKC')
             .split(/[,;\s]+/)
             .map((s) => s.trim().toLowerCase())
             .filter((s) => s !== '');
         exports.answerWords = answerWords;
+        const readableWord = (w) => /^[\p{L}\p{N}]+$/u.test(w);
         exports.OPT_OUT_WORDS = {
             optOutStop: 'STOP, STOPP, ABMELDEN, UNSUBSCRIBE, END, QUIT, CANCEL',
             optOutStart: 'START, UNSTOP, ANMELDEN',
@@ -762,10 +765,12 @@ window.smsgwFields = window.smsgwFields || (function () {
                     return /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(t) ? ok(t) : no('must');
                 case 'separator':
                     return /[\r\n;]/.test(t) ? no('must') : ok(t);
+                case 'answerWords':
+                    return (0, exports.answerWords)(t).every(readableWord) ? ok(t) : no('must');
                 case 'passAnswers': {
                     const ack = (0, exports.answerWords)(ctx.sibling('ack'));
                     const pass = (0, exports.answerWords)(t);
-                    if (ack.length === 0 || pass.some((p) => ack.includes(p)))
+                    if (ack.length === 0 || !pass.every(readableWord) || pass.some((p) => ack.includes(p)))
                         return no('must');
                     return ok(t);
                 }
@@ -1188,6 +1193,7 @@ window.smsgwFields = window.smsgwFields || (function () {
             inputs: shared_1.INPUTS,
             store: (0, shared_1.store)('smsgw-inbound'),
             dropReports: { kind: 'flag', label: 'smsgw-inbound.label.dropReports', value: false, blank: 'default' },
+            alsoReplies: { kind: 'flag', label: 'smsgw-inbound.label.alsoReplies', value: false, blank: 'default' },
             includeReports: { kind: 'internal', label: 'smsgw-inbound.label.dropReports', value: undefined },
         };
         exports.DLR_FIELDS = {

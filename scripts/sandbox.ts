@@ -145,16 +145,24 @@ Lines typed (or piped) into its stdin: a reading ("-9") is published to ${READIN
   for (const s of broken) log(`WARNING: node set ${s.id} did not load: ${s.err ?? 'disabled'}`);
 
   const examples = listExamples();
+  let flows: FlowNode[];
   if (!hadFlows) {
-    await deployFlows(
-      nodeRed.url,
-      examplesForDeploy(emulatorUrl, examples, { mqtt: { host: SANDBOX_MQTT.host, port: broker.port } }),
-    );
+    flows = examplesForDeploy(emulatorUrl, examples, {
+      mqtt: { host: SANDBOX_MQTT.host, port: broker.port },
+    });
+    await deployFlows(nodeRed.url, flows);
     log(
       `deployed ${counted(examples.length, 'example flow')}: ${examples.map((e) => e.name).join(', ') || '(none yet)'}`,
     );
   } else {
+    flows = JSON.parse(readFileSync(flowFile, 'utf8')) as FlowNode[];
     log('kept your sandbox flows (npm start -- --reset brings the examples back)');
+  }
+  // A reading published before the flows' MQTT in nodes subscribed is lost (QoS 0, not retained): say "ready"
+  // only once they listen, or say which topic nobody listens on yet.
+  for (const topic of mqttInTopics(flows)) {
+    if (!(await broker.listening(topic, 20_000)))
+      log(`WARNING: no flow has subscribed to ${topic} yet: a reading published there now is not heard`);
   }
 
   const hint = typingHint(input);
@@ -232,3 +240,13 @@ main().catch((e: unknown) => {
   );
   process.exit(1);
 });
+
+/** The topics of the enabled MQTT in nodes on enabled tabs that use the sandbox's broker. */
+function mqttInTopics(flows: FlowNode[]): string[] {
+  const off = new Set(flows.filter((n) => n.type === 'tab' && n.disabled === true).map((n) => n.id));
+  const topics = flows
+    .filter((n) => n.type === 'mqtt in' && n.d !== true && !off.has(String(n.z)))
+    .map((n) => n.topic)
+    .filter((t): t is string => typeof t === 'string' && t !== '');
+  return [...new Set(topics)];
+}

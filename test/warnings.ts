@@ -1,6 +1,6 @@
 /**
  * Mocha root hooks of every suite (required by the .mocharc.json files): a warning that says our code or a test
- * is wrong fails the run instead of scrolling by (issue 21 §11).
+ * is wrong fails the run instead of scrolling by.
  *
  * - DEP0137 "Closing file descriptor N on garbage collection": a FileHandle was never closed. Every FileHandle
  *   opened through fs.promises.open is noted with where it was opened, so the failure names the place.

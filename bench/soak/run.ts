@@ -1,5 +1,5 @@
 /**
- * `npm run soak -- --minutes N` (issue 23 §4): a real Node-RED with this package and the emulator under the load a
+ * `npm run soak -- --minutes N`: a real Node-RED with this package and the emulator under the load a
  * home-automation user puts on them for weeks, with faults, for N minutes:
  * - a tracked send every second (outbox on, delivery tracking with outputs 2 and 3),
  * - inbound SMS / DLR / HLR result triggers polling every 1-2 s, an inbound message every 2 s, an HLR check every

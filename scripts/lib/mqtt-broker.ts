@@ -14,6 +14,11 @@ export interface RunningBroker {
   url: string;
   /** Publishes as a client would (QoS 0, not retained). */
   publish(topic: string, payload: string): Promise<void>;
+  /**
+   * Resolves true once a client has subscribed to a filter that matches `topic` (at once when one has), false
+   * after `ms`: a reading published before a flow's MQTT in node subscribed is lost (QoS 0, not retained).
+   */
+  listening(topic: string, ms: number): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -35,6 +40,12 @@ export async function startMqttBroker(port: number): Promise<RunningBroker> {
     await new Promise<void>((resolve) => broker.close(() => resolve()));
     throw e;
   }
+  const filters: string[] = [];
+  const waiting = new Set<() => void>();
+  broker.on('subscribe', (subs: { topic: string }[]) => {
+    for (const sub of subs) filters.push(sub.topic);
+    for (const w of [...waiting]) w();
+  });
   const addr = server.address();
   const bound = typeof addr === 'object' && addr ? addr.port : port;
   return {
@@ -47,12 +58,39 @@ export async function startMqttBroker(port: number): Promise<RunningBroker> {
           (err) => (err ? reject(err) : resolve()),
         ),
       ),
+    listening: (topic, ms) =>
+      new Promise((resolve) => {
+        const check = (): void => {
+          if (!filters.some((f) => topicMatches(f, topic))) return;
+          finish(true);
+        };
+        const timer = setTimeout(() => finish(false), ms);
+        const finish = (yes: boolean): void => {
+          clearTimeout(timer);
+          waiting.delete(check);
+          resolve(yes);
+        };
+        waiting.add(check);
+        check();
+      }),
     stop: () =>
       new Promise((resolve) => {
         server.close();
         broker.close(() => resolve());
       }),
   };
+}
+
+/** Whether the MQTT topic filter `filter` (with + and #) matches `topic`. */
+export function topicMatches(filter: string, topic: string): boolean {
+  const f = filter.split('/');
+  const t = topic.split('/');
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === '#') return true;
+    if (i >= t.length) return false;
+    if (f[i] !== '+' && f[i] !== t[i]) return false;
+  }
+  return f.length === t.length;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The sandbox's own Node-RED: the devDependency's version, installed from npm once into .cache/, so that the
- * sandbox runs what a user runs, not the copy in the repository's node_modules (issue 21 §7). Run from there,
+ * sandbox runs what a user runs, not the copy in the repository's node_modules. Run from there,
  * Node-RED
  *  - calls itself `v4.1.15-git`: @node-red/runtime appends `-git` when `../../../../.git` exists beside it, which
  *    is this repository's .git;

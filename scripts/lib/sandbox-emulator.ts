@@ -1,5 +1,5 @@
 /**
- * The sandbox's emulator as a child that may die without taking the sandbox along (issue 21 §1): a user may
+ * The sandbox's emulator as a child that may die without taking the sandbox along: a user may
  * want to see the flows react to a gateway that is gone. Its end is named (pid, exit code or signal), Node-RED
  * and the broker keep running, and it can be started again on the same port with the same state file.
  */

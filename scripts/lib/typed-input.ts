@@ -1,5 +1,5 @@
 /**
- * Lines on the sandbox's stdin (issue 21 §10): typed into a terminal or written into a pipe (`mosquitto`-less
+ * Lines on the sandbox's stdin: typed into a terminal or written into a pipe (`mosquitto`-less
  * scripts, an IDE's run console, `tail -f readings | npm start`). A reading is published to the MQTT example's
  * sensor topic; `emulator` starts the gateway emulator again after it ended.
  */

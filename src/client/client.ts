@@ -60,7 +60,7 @@ const SERVICES: readonly ServiceName[] = ['information', 'send', 'customer', 'le
  * Most bytes of a generic answer checked (src/generic/gate.ts) in one turn of the event loop. Unpaced, one
  * socket's wake-up hands over up to 2 MiB (libuv reads 32 times 64 KiB while the socket has data), all of it
  * scanned before any other request of the process is served; not yet optimised by V8, the gate takes tens of
- * milliseconds per 64 KiB on a busy machine. 16 KiB keeps one turn at a few milliseconds (issue 19 §3: an
+ * milliseconds per 64 KiB on a busy machine. 16 KiB keeps one turn at a few milliseconds (measured: an
  * unrelated Node-RED endpoint answers within 1 s while a 23 MB hostile answer is refused) and costs a
  * setImmediate per 16 KiB.
  */
@@ -463,7 +463,7 @@ export class GatewayClient {
     }
     const names = credentialNames(where.op, options?.credentials);
     const values = withCredentialsFilled(params, names, { user: this.user, password: this.password }, name);
-    // A text or data no SMS can carry is refused before the request is built (issue 19 §6).
+    // A text or data no SMS can carry is refused before the request is built.
     const tooLarge = contentCapProblem(values);
     if (tooLarge !== undefined) {
       throw new GatewayError('VALIDATION', tooLarge, {

@@ -2,7 +2,7 @@
  * What a client's first call would load, loaded now. A require is synchronous: undici takes ~250 ms (several
  * times that on a busy machine) and libphonenumber-js, with a default country, ~100 ms, during which nothing else
  * in the process runs. In Node-RED that was the first msg of a flow blocking every other flow: the largest part
- * of the 0.5-0.75 s an unrelated endpoint waited while the 23 MB hostile answer of issue 19 §3 was refused. The
+ * of the 0.5-0.75 s an unrelated endpoint waited while the 23 MB hostile answer was refused. The
  * config node calls this at deploy (src/nodes/smsgw-config.ts); the libraries still load only where the package
  * is used, not when Node-RED requires the node modules at start.
  */

@@ -1,5 +1,5 @@
 /**
- * Recipients checked before sending (issue 14 §2): the service's number format is not shown, so a recipient is
+ * Recipients checked before sending: the service's number format is not shown, so a recipient is
  * what every gateway takes, digits with an optional leading `+` once spaces, dashes, dots, slashes and brackets
  * are left out. With a default country, national numbers (`0170 1234567`) become international ones
  * (`+491701234567`) through libphonenumber-js and its small ("min") metadata, loaded only when a country is set.

@@ -125,7 +125,7 @@ export function validateParams(
   if (params === undefined || params === null) params = {};
   if (typeof params !== 'object' || Array.isArray(params)) invalid(op, 'parameters must be an object');
   const values = params as Record<string, unknown>;
-  // First and in O(1): a text or data no SMS can carry is refused before anything reads it (issue 19 §6).
+  // First and in O(1): a text or data no SMS can carry is refused before anything reads it.
   const tooLarge = contentCapProblem(values);
   if (tooLarge !== undefined) invalid(op, tooLarge);
   const known = namesOf(op);

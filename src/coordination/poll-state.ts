@@ -131,7 +131,7 @@ function pairs(hash: unknown): [string, string][] {
 }
 
 /**
- * Stage a poll of a config's one reader of a queue (issue 20 §1): the reader's state and, for each listener, its
+ * Stage a poll of a config's one reader of a queue: the reader's state and, for each listener, its
  * state and the records read for it, in one step, if the token still holds the lease (a destructive read keeps its
  * records even without it, as STAGE does).
  * KEYS: 1 lease, 2 reader state, 3 batch marker, then per listener its state and its pending hash.

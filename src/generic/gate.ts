@@ -1,6 +1,6 @@
 /**
  * The shape of an answer read without the catalogue, checked chunk by chunk while it arrives, before anything is
- * built from it (issue 19 §3). fast-xml-parser reads a whole document at once and keeps every element as a few
+ * built from it. fast-xml-parser reads a whole document at once and keeps every element as a few
  * objects: bounded only by maxResponseBytes, a 23 MB answer of tiny elements grew to more than a 1 GiB heap. Here
  * the package's streaming tokenizer (src/soap/xml-scanner.ts, the typed path's) reads each chunk as it comes and
  * counts elements, nesting and text; the first limit passed stops the read (the transport aborts the request) with

@@ -2,7 +2,7 @@
  * The limits of an answer read without the catalogue (client.invoke(), the any-operation node). The typed path
  * builds records while bytes arrive; this path holds a tree of the whole answer, so the answer's shape is bounded
  * on its own, while it is read (src/generic/gate.ts): an 11 MB answer became +1.1 GiB and a 23 MB answer of tiny
- * elements (under the 32 MiB maxResponseBytes) ran Node-RED out of a 1 GiB heap before these limits (issue 19 §3).
+ * elements (under the 32 MiB maxResponseBytes) ran Node-RED out of a 1 GiB heap before these limits.
  * The defaults leave room for every answer of the 33 operations: the largest page the spec bounds, 5,000 delivery
  * reports of QueryReceivedDLR, is ~75,000 elements 5 levels deep (docs/architecture.md, "XML").
  */

@@ -1,5 +1,5 @@
 /**
- * smsgw-ask: asks an on-call list by SMS and waits for a reply (issue 20 §2).
+ * smsgw-ask: asks an on-call list by SMS and waits for a reply.
  * In: the question (msg.payload by default) and the on-call list (a typedInput: numbers as the send SMS node takes
  * them). `msg.ask.cancel` (true with msg.topic or msg.ask.id, or the ask id itself) closes open questions instead.
  * Out 1 (answered): the msg that asked, with msg.ask = { answer, from, step, afterMs, jobId, id, code }.
@@ -48,6 +48,7 @@ interface AskDef extends NodeDef {
   captionType?: string;
   hint?: string;
   passedText?: string;
+  passedByText?: string;
   tellText?: string;
   cancelText?: string;
   interval?: number | string;
@@ -97,7 +98,13 @@ export function nodeSettings(
     critical: v.critical === true,
     smsType: v.smsType as string,
     texts: resolveTexts(
-      { hint: text(v.hint), passed: text(v.passedText), tell: text(v.tellText), cancel: text(v.cancelText) },
+      {
+        hint: text(v.hint),
+        passed: text(v.passedText),
+        passedBy: text(v.passedByText),
+        tell: text(v.tellText),
+        cancel: text(v.cancelText),
+      },
       ack,
       pass,
     ),
@@ -285,7 +292,11 @@ export default (RED: NodeAPI): void => {
       };
       const longest = list.reduce((a, b) => (b.length > a.length ? b : a), '');
       const texts = [stepText(draft, 0, undefined)];
-      if (list.length * s.rounds > 1) texts.push(stepText(draft, 1, longest));
+      if (list.length * s.rounds > 1)
+        texts.push(
+          stepText(draft, 1, { why: 'wait', from: longest }),
+          stepText(draft, 1, { why: 'pass', from: longest }),
+        );
       if (s.tell !== 'none') texts.push(tellText(draft, longest, s.ack[0] ?? question));
       if (s.tellCancel) texts.push(cancelText(draft));
       const numbers = list.map((n) => {

@@ -5,7 +5,8 @@
  * node's one reader of new messages (polling/queue-reader.ts): two triggers on one gateway both get every message.
  * The reader polls on the shortest interval of its listeners, or when one gets an input. What Report means is not
  * shown in the spec: every record is emitted unless the user opts in to dropping those flagged 1 (presumed status
- * reports).
+ * reports). A reply that answered an ask node's question (the ask hub, a first taker of the reader, marked it) is
+ * left out unless "also replies to questions" is ticked; then msg.ask names the question.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage } from 'node-red';
 import { attachConfig } from './config/config';
@@ -14,6 +15,8 @@ import { inboundKey, type InboundRecord } from './polling/inbound-queue';
 import { listenTo } from './polling/listen';
 import { INBOUND } from './polling/queue-kinds';
 import { deployFields } from './common/fields';
+import type { RecordMarks } from './polling/queue-reader';
+import { CLAIMED_BY_ASK } from './ask/replies';
 
 interface InboundDef extends NodeDef, PollDef {
   gateway: string;
@@ -21,6 +24,8 @@ interface InboundDef extends NodeDef, PollDef {
   dropReports?: boolean | string;
   /** Before dropReports: `false` (the old default, saved in deployed flows) dropped flagged records. */
   includeReports?: boolean | string;
+  /** Emit also the replies an ask node took; default: leave them out. */
+  alsoReplies?: boolean | string;
 }
 
 type Rec = InboundRecord;
@@ -36,6 +41,23 @@ export { inboundKey };
 export function reportOf(r: Rec): unknown {
   const v = pick(r, 'Report', 'isStatusReport', 'IsStatusReport', 'statusReport');
   return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+}
+
+/**
+ * The question a reply answered, as an ask node marked it (msg.ask of the emitted msg): its code and ask id, the
+ * ask node, and what the reply did (`ack`, `pass`); undefined when no ask node took it.
+ */
+export function askClaim(
+  marks: RecordMarks | undefined,
+): { code: string; id: string; node: string; action: string } | undefined {
+  if (marks?.claimedBy !== CLAIMED_BY_ASK) return undefined;
+  const text = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
+  return {
+    code: text(marks.question),
+    id: text(marks.askId),
+    node: text(marks.askNode),
+    action: text(marks.action),
+  };
 }
 
 const flagged = (v: unknown): boolean => v === 1 || v === '1' || v === true || v === 'true';
@@ -57,17 +79,22 @@ export default (RED: NodeAPI): void => {
     RED.nodes.createNode(this, def);
     // Every setting judged by its rule (src/nodes/fields/triggers.ts); a refused one: the node only says why.
     const values = deployFields(RED, this, 'smsgw-inbound', def);
-    if (values) start(this, { ...def, interval: values.interval as number });
+    if (values)
+      start(this, { ...def, interval: values.interval as number, alsoReplies: values.alsoReplies === true });
   }
 
   function start(node: Node, def: InboundDef): void {
     const config = attachConfig(RED, node, def.gateway);
     const dropping = reportDropping(def);
     let warnedDrop = false;
+    const alsoReplies = def.alsoReplies === true;
 
     // A listener of the config node's one reader of new messages: every inbound trigger gets every message.
     listenTo<InboundRecord>(RED, node, def, config, INBOUND, {
       toMessage: (r, marks) => {
+        const claim = askClaim(marks);
+        // A reply that answered a question belongs to the ask node that asked it.
+        if (claim && !alsoReplies) return {};
         const report = reportOf(r);
         if (dropping.drop && flagged(report)) {
           if (dropping.carriedOver && !warnedDrop) {
@@ -86,6 +113,7 @@ export default (RED: NodeAPI): void => {
             recipient: sender,
             report,
             sms: r,
+            ...(claim ? { ask: claim } : {}),
             // The opt-out list took this reply as a keyword: "added" (STOP), "removed" (START), "help".
             ...(typeof marks?.optOut === 'string' ? { optOut: marks.optOut } : {}),
           } as NodeMessage,

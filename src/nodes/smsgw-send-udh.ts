@@ -33,7 +33,7 @@ interface SendUdhDef extends NodeDef {
 
 /** The bytes of the UDH message from a Buffer, byte array, hex or base64 text. */
 export function udhBytes(value: unknown, format: 'auto' | 'hex' | 'base64' = 'auto'): Buffer {
-  // Before the text is read as hex or base64 (issue 19 §6); the bytes go out as hex, twice as many characters.
+  // Before the text is read as hex or base64; the bytes go out as hex, twice as many characters.
   const tooLarge =
     isBytes(value) || Array.isArray(value)
       ? overCap('the data as hex', value.length * 2, 'characters')

@@ -317,7 +317,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
         { service: op.service, operation: op.name, ambiguous: false },
       );
     }
-    // Nothing is stored that could never be sent: a text or data over the hard cap (issue 19 §6), in O(1).
+    // Nothing is stored that could never be sent: a text or data over the hard cap, in O(1).
     const tooLarge = contentCapProblem(params);
     if (tooLarge !== undefined) {
       throw new GatewayError('VALIDATION', tooLarge, {

@@ -1,6 +1,6 @@
 /**
  * The package's one XML tokenizer, used by the client's response decoder, the WSDL reader and the emulator's
- * request reader. It replaced saxes after measurement (docs/performance.md, "Parser choice"): the SOAP documents
+ * request reader. It replaced saxes after measurement (bench/analysis.md, "Parser choice"): the SOAP documents
  * here are plain markup, so jumping from `<` to `<` with indexOf and slicing names and text only when a handler
  * wants them tokenizes a 2.2 MB response about 2.3x faster than saxes, htmlparser2 or any other library tried.
  *

@@ -1,5 +1,5 @@
 /**
- * The hard cap on a message's content (issue 19 §6). No SMS is longer than a few thousand characters (10
+ * The hard cap on a message's content. No SMS is longer than a few thousand characters (10
  * concatenated segments of 153 GSM characters: 1,530), yet a 10 MB text took 3-8 s of segment analysis before
  * it was refused, and with the segment checks off it was sent. Every send path checks the cap first, in O(1)
  * (a string's or byte array's length), before any analysis, copy or storage, and whatever the segment checks

@@ -1,5 +1,5 @@
 /**
- * The hard cap on a message's text and data (issue 19 §6): 64 KiB, checked in O(1) before anything reads the
+ * The hard cap on a message's text and data: 64 KiB, checked in O(1) before anything reads the
  * value, on every send path of the client, whatever the segment checks say. A 10 MB text took 3-8 s of analysis
  * before it was refused (with the checks off it was sent). Each case asserts VALIDATION naming the parameter,
  * nothing at the gateway, and that the refusal is O(1): refusing 10 MiB costs this thread about as much CPU time

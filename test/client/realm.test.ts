@@ -1,5 +1,5 @@
 /**
- * Values from another JavaScript realm (issue 23 §2). A Node-RED function node runs in a vm context: its `{}`,
+ * Values from another JavaScript realm. A Node-RED function node runs in a vm context: its `{}`,
  * arrays, Dates and Uint8Arrays are built from that context's intrinsics, so `instanceof` and prototype checks
  * in this realm say no. Here they are built with vm.runInNewContext (a realm without the host's Date or Buffer)
  * and handed to the client, the generic builder, the outbox store and the shape checks; test/nodes/realm.test.ts

@@ -1,4 +1,4 @@
-/** Recipients checked before sending, and made international with a default country (issue 14 §2). */
+/** Recipients checked before sending, and made international with a default country. */
 import assert from 'node:assert/strict';
 import { GatewayClient } from '../../src/client';
 import { checkRecipientText } from '../../src/client/recipients';

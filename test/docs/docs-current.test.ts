@@ -1,5 +1,5 @@
 /**
- * What the docs say about the package holds for the package (issue 21 §4): the config dialog's tabs as
+ * What the docs say about the package holds for the package: the config dialog's tabs as
  * docs/nodes.md lists them, every field of a delivery outcome wherever its payload is listed, and no link or path
  * that leads outside the repository. (README's debug sidebar wording is held to the editor by
  * test/e2e/editor.e2e.ts, its install warning to npm by test/e2e/git-install.e2e.ts.)

@@ -1,7 +1,6 @@
 /**
- * The node help and the dialogs' texts speak to a user who never saw the service's specification (issue 21
- * §8): what the gateway's documentation does not say and what the package does about it, not "the spec" or
- * "our reading". A test of words, so a new text cannot slip back into the project's own shorthand.
+ * The node help and the dialogs' texts speak to a user who never saw the service's specification: what the
+ * gateway's documentation does not say and what the package does about it, not "the spec" or "our reading". A test of words, so a new text cannot slip back into the project's own shorthand.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';

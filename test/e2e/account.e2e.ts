@@ -1,8 +1,8 @@
 /**
- * A gateway configuration without user or password (issue 21 §2), in a real browser: the warning triangle on the
+ * A gateway configuration without user or password, in a real browser: the warning triangle on the
  * configuration and the nodes using it, whether it was deployed before the editor opened, imported (as an
  * example is) or created in a dialog; it goes once the account is typed, stays right after a deploy and a
- * reload. The dialog warns about a short password and refuses a password in the proxy URL (issue 19 §7).
+ * reload. The dialog warns about a short password and refuses a password in the proxy URL.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';

@@ -1,8 +1,8 @@
 /**
- * The package's admin routes on a real Node-RED with adminAuth (issue 19 §2): Test connection never sends stored
+ * The package's admin routes on a real Node-RED with adminAuth: Test connection never sends stored
  * credentials anywhere but where they were deployed for, never reads another node type's credentials, and needs
  * the right to deploy; the editor's own uses still work. Also, on the same runtime: a configuration without an
- * account (issue 21 §2) and the log name of an unnamed node (issue 21 §6).
+ * account and the log name of an unnamed node.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

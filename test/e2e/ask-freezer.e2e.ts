@@ -1,5 +1,5 @@
 /**
- * "Freezer alarm with acknowledgement" end to end (issue 20 §4): the packed package in a real Node-RED, the
+ * "Freezer alarm with acknowledgement" end to end: the packed package in a real Node-RED, the
  * example as shipped, a real Mosquitto broker, readings published as the sensor would, replies sent through the
  * emulator's control API as a phone in its console sends them (with the JobId of the newest message to that
  * number), steps of a few seconds.
@@ -109,6 +109,18 @@ function exampleFlow(waitS: number): FlowNode[] {
   ];
 }
 
+/** Other examples deployed beside it, their inbound triggers reading every second. */
+function otherExamples(names: string[]): { name: string; nodes: FlowNode[] }[] {
+  return names.map((name) => {
+    const example = listExamples().find((e) => e.name === name);
+    assert.ok(example, `examples/${name}.json is missing`);
+    return {
+      name,
+      nodes: example.nodes.map((n) => (n.type === 'smsgw-inbound' ? { ...n, interval: 1 } : n)),
+    };
+  });
+}
+
 describe(`ask example (Freezer alarm with acknowledgement): Node-RED ${nodeRedVersion}, Mosquitto, the emulator`, function () {
   this.timeout(240_000);
   let stack: Stack;
@@ -155,7 +167,7 @@ describe(`ask example (Freezer alarm with acknowledgement): Node-RED ${nodeRedVe
   }
 
   /** Deploys the example (fresh node ids each time), waits for its MQTT subscription; returns the job count. */
-  async function deploy(waitS: number): Promise<number> {
+  async function deploy(waitS: number, also: string[] = []): Promise<number> {
     const before = (await jobs()).length;
     const logFrom = mosquitto.proc.output().length;
     deploys += 1;
@@ -163,7 +175,7 @@ describe(`ask example (Freezer alarm with acknowledgement): Node-RED ${nodeRedVe
       nodeRed.url,
       examplesForDeploy(
         stack.emulator.url,
-        [{ name: `${EXAMPLE} (${deploys})`, nodes: exampleFlow(waitS) }],
+        [{ name: `${EXAMPLE} (${deploys})`, nodes: exampleFlow(waitS) }, ...otherExamples(also)],
         {
           mqtt: { host: '127.0.0.1', port: mosquitto.port },
         },
@@ -188,7 +200,7 @@ describe(`ask example (Freezer alarm with acknowledgement): Node-RED ${nodeRedVe
 
   const since = async (n: number): Promise<Job[]> => (await jobs()).slice(n);
   const to = (list: Job[], n: string): Job[] => list.filter((j) => j.recipients.includes(n));
-  const codeOf = (j: Job): string => /Reply 1([a-z]+) /.exec(j.text)?.[1] ?? '';
+  const codeOf = (j: Job): string => /Reply 1([a-z]+)=/.exec(j.text)?.[1] ?? '';
 
   it('(a) the first number replies 1: output 1 once, no question to the second', async function () {
     const n = await deploy(3);
@@ -198,7 +210,7 @@ describe(`ask example (Freezer alarm with acknowledgement): Node-RED ${nodeRedVe
     const question = to(await since(n), A)[0]!;
     assert.match(
       question.text,
-      /^Freezer too warm: -9 C \(alarm above -12 C\)\nReply 1[a-z]+ to acknowledge, 2[a-z]+ to pass on\.$/,
+      /^Freezer too warm: -9 C \(alarm above -12 C\)\nReply 1[a-z]+=ok 2[a-z]+=busy$/,
     );
     await reply(A, '1');
     await until(() => got.length > outs, 10_000, 'output 1');
@@ -267,6 +279,53 @@ describe(`ask example (Freezer alarm with acknowledgement): Node-RED ${nodeRedVe
       ],
     );
     assert.equal(to(await since(n), B).length, 0);
+  });
+
+  it('(f) the reply forms: "busy c" passes on ("Passed on by"), "ok b" names one, "1*" takes the rest; the Auto-reply example beside it answers none of them', async function () {
+    const n = await deploy(30, ['Auto-reply to inbound SMS']);
+    const outs = got.length;
+    const questions: Job[] = [];
+    for (const [sensor, reading] of [
+      ['freezer1', -9],
+      ['freezer2', -7],
+      ['freezer3', -8],
+    ] as const) {
+      await publish(sensor, -18, reading);
+      const count = questions.length + 1;
+      await until(async () => to(await since(n), A).length === count, 10_000, `question ${count}`);
+      questions.push(to(await since(n), A)[count - 1]!);
+    }
+    const [c1, c2, c3] = questions.map(codeOf);
+    assert.equal(new Set([c1, c2, c3]).size, 3, `three codes: ${questions.map((q) => q.text).join(' / ')}`);
+    await reply(A, `busy ${c3}`);
+    await until(async () => to(await since(n), B).length === 1, 10_000, 'passed on to the second number');
+    assert.match(to(await since(n), B)[0]!.text, new RegExp(`^Passed on by \\${A}: Freezer too warm: -8 C`));
+    await reply(A, `ok ${c2} on my way`);
+    await until(() => got.length === outs + 1, 10_000, 'the second answered');
+    // A was asked the third question too (before passing it on): "1*" acknowledges both left.
+    await reply(A, '1*');
+    await until(() => got.length === outs + 3, 10_000, 'the first and third answered');
+    assert.deepEqual(
+      got.slice(outs).map((m) => [m.which, m.ask.code, m.ask.answer, m.ask.from]),
+      [
+        ['answered', c2, 'ok', A],
+        ['answered', c1, '1', A],
+        ['answered', c3, '1', A],
+      ],
+    );
+    // Someone else's message after the replies: the auto-reply answers it, so it read past the replies.
+    await reply(STRANGER, 'STATUS', false);
+    await until(
+      async () => to(await since(n), STRANGER).length === 1,
+      15_000,
+      'the auto-reply to the stranger',
+    );
+    assert.equal(to(await since(n), STRANGER)[0]!.text, 'Thanks, we got your message: STATUS');
+    const thanked = (await since(n)).filter(
+      (j) => j.text.startsWith('Thanks') && !j.recipients.includes(STRANGER),
+    );
+    assert.deepEqual(thanked, [], 'no auto-reply to a reply that answered a question');
+    assert.equal(to(await since(n), A).length, 3, 'the three questions, nothing else, to the first number');
   });
 
   it('(e) kill -9 of Node-RED while a question waits: after the restart it escalates once, on time', async function () {
@@ -338,10 +397,16 @@ describe(`ask example (Freezer alarm with acknowledgement): Node-RED ${nodeRedVe
       assert.equal(await page.inputValue('#node-input-waitUnit'), 'min');
       assert.equal(await page.inputValue('#node-input-tell'), 'none');
       const hint = (): Promise<string | null> => page.getAttribute('#node-input-hint', 'placeholder');
+      // A new node has the English and German words; the hint is one short line.
+      assert.equal(await page.inputValue('#node-input-ack'), '1, ok, ja');
+      assert.equal(await page.inputValue('#node-input-pass'), '2, busy, besetzt');
+      assert.equal(await hint(), 'Reply {ack}{code}=ok {pass}{code}=busy');
+      await page.fill('#node-input-pass', '');
+      await page.fill('#node-input-ack', '');
       assert.equal(await hint(), 'Reply {code} to acknowledge.');
       await page.fill('#node-input-ack', '1');
       await page.fill('#node-input-pass', '2');
-      assert.equal(await hint(), 'Reply {ack}{code} to acknowledge, {pass}{code} to pass on.');
+      assert.equal(await hint(), 'Reply {ack}{code}=ok {pass}{code}=busy');
       await page.click('#node-dialog-ok');
       await page.waitForSelector('#node-dialog-ok', { state: 'detached' });
       const saved = await page.evaluate((nid) => {

@@ -3,8 +3,8 @@
  * imported from Import > Examples, every gateway configuration and smsgw node opened and saved with Done
  * without changing a field (the configuration gets this test's emulator and the account, as a user types them),
  * deployed. flows.json then holds every node as the example has it, a send to "abc" is refused with VALIDATION
- * (issue 19 §1: an unticked "Check recipients" once let it go out and be charged), and no two nodes of an example
- * overlap on the canvas, boxes, labels and statuses included, once the example ran (issue 21 §5).
+ * (an unticked "Check recipients" once let it go out and be charged), and no two nodes of an example
+ * overlap on the canvas, boxes, labels and statuses included, once the example ran.
  * The same flows written by hand without every field that is at its default (as an older version or a person
  * writes them) go through the same dialogs: each dialog shows the defaults, and they come out with every one.
  */

@@ -1,5 +1,5 @@
 /**
- * Bounded answers on the generic path (issue 19 §3): element count, depth, text size and decoded size are checked
+ * Bounded answers on the generic path: element count, depth, text size and decoded size are checked
  * while the answer is read, and the first one passed fails the call with PARSE naming it. Before, an 11 MB answer
  * became +1.1 GiB and ended in "Maximum call stack size exceeded", and a 23 MB answer of tiny elements ran a
  * 1 GiB heap out of memory. test/generic/nodered-bounded.test.ts runs the 23 MB answer through a real Node-RED.

@@ -1,6 +1,6 @@
 /**
  * The any-operation node in a real Node-RED (its own process, this package linked into its user directory, a
- * 1 GiB heap as in the report) gets the 23 MB answer of tiny elements (issue 19 §3). Before the generic path had
+ * 1 GiB heap as in the report) gets the 23 MB answer of tiny elements. Before the generic path had
  * its own limits, that answer ran the heap out of memory and blocked an unrelated endpoint for 25 s. Now: the call
  * fails with PARSE naming maxElements, Node-RED stays up, its peak RSS stays under 300 MB above its start, and an
  * http-in endpoint of another flow answers throughout, each time within 1 s of Node-RED's CPU time (its main

@@ -1,6 +1,6 @@
 /**
- * The generic path checks a large answer in slices of GENERIC_BYTES_PER_TURN per turn of the event loop (issue 19
- * §3): unpaced, one wake-up of the socket handed the gate up to 2 MiB, and a cold gate took tens of milliseconds
+ * The generic path checks a large answer in slices of GENERIC_BYTES_PER_TURN per turn of the event loop:
+ * unpaced, one wake-up of the socket handed the gate up to 2 MiB, and a cold gate took tens of milliseconds
  * per 64 KiB, during which no other request of the process (an unrelated Node-RED endpoint) was served.
  * test/transport/bytes-per-turn.test.ts tests the pacing itself; this one that invoke() uses it.
  */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { ESLint } from 'eslint';
 
-// eslint.config.mjs refuses realm-bound checks in src/ (issue 23 §2): a msg from a function node carries objects,
+// eslint.config.mjs refuses realm-bound checks in src/: a msg from a function node carries objects,
 // arrays, Dates and byte arrays of another realm. Linted as if the code were a file of src/.
 const ROOT = path.join(__dirname, '..', '..');
 

@@ -27,7 +27,7 @@ function run(spec: string): { status: number | null; out: string } {
   return { status: r.status, out: `${r.stdout}\n${r.stderr}` };
 }
 
-// Issue 21 §11: `npm test` printed DEP0137 (a FileHandle closed by the garbage collector) and passed.
+// Once `npm test` printed DEP0137 (a FileHandle closed by the garbage collector) and passed.
 describe('lint: warnings that mean a bug fail the test run (test/warnings.ts)', function () {
   this.timeout(60_000);
 

@@ -1,5 +1,5 @@
 /**
- * The spending guard in Node-RED (issue 20 §3, §4): a flapping sensor's 1,000 alarms against a daily limit of
+ * The spending guard in Node-RED: a flapping sensor's 1,000 alarms against a daily limit of
  * 50 segments (refused with BUDGET, or held in the outbox), one warning at 40 as a msg of the smsgw-budget node,
  * a restart in the middle, the critical reserve, how sends whose outcome is unknown count, the status and the
  * editor's count.

@@ -62,7 +62,7 @@ class FakeQueue implements CollectingQueue<Rec> {
   dateOf = (r: Rec): number => r.at;
 }
 
-describe('reading a queue that collects, with recovery after a lost answer (issue 23 §3)', () => {
+describe('reading a queue that collects, with recovery after a lost answer', () => {
   let clock: number;
   const options = (enabled = true) => ({ enabled, windowMs: WINDOW, now: () => clock });
   beforeEach(() => {

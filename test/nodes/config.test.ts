@@ -114,7 +114,7 @@ describe('nodes: smsgw-config and the admin endpoints', () => {
     );
   });
 
-  it('a config without user or password: the inbound and HLR results triggers (one reader of the config, issue 20 §1) fail with CONFIG naming the gateway, nothing read', async () => {
+  it('a config without user or password: the inbound and HLR results triggers (one reader of the config) fail with CONFIG naming the gateway, nothing read', async () => {
     for (const type of ['smsgw-inbound', 'smsgw-hlr-results', 'smsgw-dlr']) {
       await loadFlow(
         flowWith(

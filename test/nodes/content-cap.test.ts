@@ -1,5 +1,5 @@
 /**
- * The hard cap on a message's text and data in the nodes and the editor's routes (issue 19 §6): a 10 MB text
+ * The hard cap on a message's text and data in the nodes and the editor's routes: a 10 MB text
  * reaches the Catch node as VALIDATION at once, with the segment checks on or off and with the outbox on, and the
  * refusal is O(1): it costs this thread about as much CPU time as refusing a text just over the cap (64 KiB + 1;
  * test/helpers/cpu-cost.ts). Through Node-RED a 4 MB text blocked the runtime 1.2 s at a send node and 1.4 s at

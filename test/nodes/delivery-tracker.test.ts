@@ -247,7 +247,7 @@ describe('delivery tracker (shared QueryReceivedDLR poll)', () => {
     });
   });
 
-  describe('a report read before its job is tracked (issue 23 §1)', () => {
+  describe('a report read before its job is tracked', () => {
     // An emulator of each test's own: no reports of other tests in the lookback.
     let own: RunningEmulator;
     let ownClient: GatewayClient;

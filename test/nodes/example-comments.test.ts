@@ -1,5 +1,5 @@
 /**
- * What the examples' comments tell a user to do works wherever the emulator runs (issue 21 §9): no fixed
+ * What the examples' comments tell a user to do works wherever the emulator runs: no fixed
  * emulator address (the sandbox may run on other ports: the gateway configuration's Base URL is where it is), and
  * a command that changes a subscriber does what the words around it say, to the number the example uses.
  */

@@ -1,6 +1,6 @@
 /**
  * An imported example behaves like a node dragged from the palette: Node-RED's import keeps a missing field
- * missing, so every field of the editor's defaults must be in the example (issue 19 §1). The dialogs also
+ * missing, so every field of the editor's defaults must be in the example. The dialogs also
  * show the default of a field a node lacks (resources/editor.js `defaults`, checked in the browser by
  * test/e2e/examples.e2e.ts); this test keeps the shipped examples complete on their own.
  */

@@ -77,10 +77,7 @@ export const EXPECTED: Record<string, ExampleExpectation> = {
       const asked = questionsAsked(env);
       assert.equal(asked.length, 1, 'one question');
       assert.deepEqual(asked[0]!.recipients, ['+4917012345678'], 'to the first number of the list');
-      assert.equal(
-        asked[0]!.text,
-        'Freezer too warm: -9 C (alarm above -12 C)\nReply 1a to acknowledge, 2a to pass on.',
-      );
+      assert.equal(asked[0]!.text, 'Freezer too warm: -9 C (alarm above -12 C)\nReply 1a=ok 2a=busy');
       assert.match(asked[0]!.caption, /^home\/chest-freezer\/temperature #[a-z0-9]{10}$/);
     },
   },

@@ -208,7 +208,7 @@ describe('nodes: example flows', () => {
   }
 });
 
-describe('nodes: "Delivery tracking" sorts the final reports by what they say (issue 21 §3)', () => {
+describe('nodes: "Delivery tracking" sorts the final reports by what they say', () => {
   // Output 2 carries every final report, delivered or not: an unreachable number's once went to "delivered".
   const flow = examples.find((e) => e.name === 'Delivery tracking')!.flow;
   const RECIPIENT = '+4917012345678';
@@ -290,4 +290,75 @@ describe('nodes: no example flow sends on its own', () => {
       }
     });
   }
+});
+
+describe('nodes: "Auto-reply to inbound SMS" beside "Freezer alarm with acknowledgement": replies belong to whoever asked', () => {
+  // Both examples on one gateway configuration, as in the sandbox: the on-call phone's acknowledgement answers the
+  // question and is not answered by the auto-reply flow (it once texted "Thanks, we got your message: 1").
+  const ON_CALL = '+4917012345678';
+  const OTHER = '+4917011112222';
+  const ASK = 'a5c0000000000007';
+  let env: Env;
+  const mqtt = useMqttBroker();
+  before(async () => {
+    env = await startEnv();
+  });
+  after(() => stopEnv(env));
+  afterEach(() => helper.unload());
+
+  it('the acknowledgement reaches the ask node only; another message still gets its auto-reply, once', async function () {
+    this.timeout(30_000);
+    const both = [
+      ...examples.find((e) => e.name === 'Freezer alarm with acknowledgement')!.flow,
+      ...examples.find((e) => e.name === 'Auto-reply to inbound SMS')!.flow,
+    ];
+    const byId = new Map(both.map((n) => [n.id, n]));
+    // Read replies every second (the examples poll every 30 s; the reader polls at the shortest interval).
+    const flow = [...byId.values()].map((n) =>
+      n.type === 'smsgw-inbound' || n.type === 'smsgw-ask' ? { ...n, interval: 1 } : n,
+    );
+    const { testFlow, debugNames } = testFlowOf(flow, env.emu.url, mqtt.port);
+    const config = flow.find((n) => n.type === 'smsgw-config')!;
+    await helper.load([...CORE_NODES, ...ALL_NODES], testFlow, { [config.id]: DEMO });
+    const got = new Map<string, Array<NodeMessage & Record<string, unknown>>>();
+    for (const [id, label] of debugNames) {
+      got.set(label, []);
+      (helper.getNode(id) as Node).on('input', (msg: NodeMessage) =>
+        got.get(label)!.push(msg as NodeMessage & Record<string, unknown>),
+      );
+    }
+    const seen = (label: string): Array<NodeMessage & Record<string, unknown>> => got.get(label) ?? [];
+    type Job = { id: number; recipients: string[]; text: string };
+    const jobsTo = (n: string): Job[] =>
+      (env.emu.control.snapshot() as { accounts: { jobs: Job[] }[] }).accounts
+        .flatMap((a) => a.jobs)
+        .filter((j) => j.recipients.includes(n));
+
+    (helper.getNode(ASK) as Node).receive({ payload: 'Freezer too warm: -9 C', topic: 'freezer' });
+    await waitFor(() => jobsTo(ON_CALL).length === 1, 10_000);
+    const question = jobsTo(ON_CALL)[0]!;
+    // The acknowledgement first, then a message of someone else: the trigger gets them in this order.
+    env.emu.control.injectInbound({ from: ON_CALL, text: '1', jobId: question.id });
+    env.emu.control.injectInbound({ from: OTHER, text: 'STATUS' });
+    await waitFor(() => seen('acknowledged').length === 1 && seen('reply sent').length === 1, 15_000).catch(
+      () => {
+        throw new Error(JSON.stringify([...got].map(([k, v]) => [k, v.map((m) => m.payload)])));
+      },
+    );
+    assert.deepEqual(
+      seen('received').map((m) => [m.from, m.payload]),
+      [[OTHER, 'STATUS']],
+      'the trigger left the acknowledgement out',
+    );
+    assert.deepEqual(
+      jobsTo(ON_CALL).map((j) => j.text),
+      [question.text],
+      'no auto-reply to the on-call phone',
+    );
+    assert.deepEqual(
+      jobsTo(OTHER).map((j) => j.text),
+      ['Thanks, we got your message: STATUS'],
+    );
+    assert.equal((seen('acknowledged')[0]!.ask as Record<string, unknown>).from, ON_CALL);
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * The first msg of a deployed flow loads no module. A require is synchronous: undici (~250 ms, the largest part
- * of the 0.5-0.75 s that the 23 MB hostile answer of issue 19 §3 blocked Node-RED, on a busy machine),
+ * of the 0.5-0.75 s that the 23 MB hostile answer blocked Node-RED, on a busy machine),
  * libphonenumber-js with a default country (~100 ms) and the generic path's libraries (~150 ms) would block every
  * other flow while that msg waits. They load at deploy. Checked in a fresh process: in the mocha process,
  * another test has loaded them before.

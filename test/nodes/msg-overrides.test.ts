@@ -1,5 +1,5 @@
 /**
- * The msg overrides a flow expects (issue 22 §2): send HLR's wait and its timeout, send SMS's tracking and its
+ * The msg overrides a flow expects: send HLR's wait and its timeout, send SMS's tracking and its
  * timeout, send UDH's data format, balance's operation; read through the override table, checked before anything
  * is sent. Against the emulator, as a flow would use them; the checks also by themselves, with values made in
  * another JavaScript realm (a function node's).

@@ -195,7 +195,19 @@ describe('nodes: opt-out list (Opt-out tab): STOP replies, and sends that leave 
       interval: 60,
       wires: [['out'], ['out']],
     };
-    await loadFlow(flowWith(env.emu.url, [inbound, asker], { optOut: true }));
+    // A configuration of its own: the ask hub, a first taker of its reader, is remembered there after this test.
+    const own = flowWith(
+      env.emu.url,
+      [
+        { ...inbound, gateway: 'cfg-ask' },
+        { ...asker, gateway: 'cfg-ask' },
+      ],
+      {
+        id: 'cfg-ask',
+        optOut: true,
+      },
+    ).map((n) => (n.type === 'smsgw-config' ? { ...n, id: 'cfg-ask' } : n));
+    await loadFlow(own, { 'cfg-ask': DEMO });
     const replies = collect('out2');
     inject(first, 'STOP');
     await pollUntil('inb', () => replies.messages.length === 1);

@@ -375,7 +375,7 @@ describe('nodes: polling triggers', () => {
     });
   });
 
-  describe('a collecting read whose answer was lost (issue 23 §3)', () => {
+  describe('a collecting read whose answer was lost', () => {
     // A gateway and a state of each test's own: a recovery reads every message of the last minutes, and takes
     // those another test's node collected for lost ones (it assumes one reader per account).
     let own: RunningEmulator;

@@ -1,5 +1,5 @@
 /**
- * Errors without a Catch node (issue 14 §3): the log shows one line a user understands, and msg.error's cause
+ * Errors without a Catch node: the log shows one line a user understands, and msg.error's cause
  * reads as text in the debug sidebar instead of "[object Object]".
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
- * A reader killed between the gateway's answer to a collecting read and the save of that read's records (issue 23
- * §3 follow-up): the gateway marked them collected, so no later collecting read returns them. The reader notes
+ * A reader killed between the gateway's answer to a collecting read and the save of that read's records:
+ * the gateway marked them collected, so no later collecting read returns them. The reader notes
  * durably that a collecting read is in flight before it sends it; the next start finds the note and runs the
  * recovery read first. Simulated here without a kill: the read's answer arrives, then the poll ends before anything
  * is saved (as a kill would end it), the flow is stopped, and a new reader starts from the same userDir.
@@ -50,7 +50,7 @@ async function pollAllThenOnceMore(all: () => boolean): Promise<void> {
   await sleep(300);
 }
 
-describe('nodes: a reader killed between the gateway answer and the save (issue 23 §3 follow-up)', () => {
+describe('nodes: a reader killed between the gateway answer and the save', () => {
   let env: Env;
   before(async () => {
     env = await startEnv();

@@ -1,5 +1,5 @@
 /**
- * Messages built in a real function node (issue 23 §2). Node-RED runs a function node's code in a vm context:
+ * Messages built in a real function node. Node-RED runs a function node's code in a vm context:
  * its `{}` and `[]` have that context's prototypes and its `new Uint8Array()` is that context's (Buffer and Date
  * are handed in from the runtime). Every node type of the package gets its msg from one, with parameters,
  * recipients, dates and bytes built there; a Date of yet another realm (vm.runInNewContext) goes in directly,

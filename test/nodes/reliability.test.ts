@@ -450,7 +450,7 @@ describe('nodes: durable outbox', function () {
     assert.equal(state.jobs().filter((j) => j.caption.startsWith('ob-clear')).length, 0);
   });
 
-  // Issue 19 §5. The tests run as root, whom chmod does not stop: an outbox directory that cannot be written is
+  // An outbox that cannot be written. The tests run as root, whom chmod does not stop: an outbox directory that cannot be written is
   // made as a regular file where the directory goes (mkdir fails: EEXIST), or a directory replaced by a file.
   const outboxDir = (): string => path.join(env.userDir, 'smsgw-outbox');
   /** The status "outbox unavailable: <why>" (the helper shows i18n keys), not a refused send's own status. */

@@ -1,5 +1,5 @@
 /**
- * One reader per gateway configuration, many listeners (issue 20 §1): the config node owns the one reader of new
+ * One reader per gateway configuration, many listeners: the config node owns the one reader of new
  * inbound messages (and of new HLR results), and every trigger of that kind on it is a listener that gets every
  * record, once, across redeploys and restarts. Before, two triggers split the queue and the second one warned.
  */
@@ -25,7 +25,7 @@ import {
   type FlowNode,
 } from './helpers';
 
-describe('nodes: one reader per gateway configuration, every trigger a listener (issue 20 §1)', () => {
+describe('nodes: one reader per gateway configuration, every trigger a listener', () => {
   let env: Env;
   before(async () => {
     env = await startEnv();

@@ -215,7 +215,7 @@ describe('nodes: smsgw-send-sms delivery tracking (outputs 2 and 3)', () => {
     assert.equal(cfg.getDeliveryTracker().size, 0);
   });
 
-  it('a send whose answer was lost is found by its reference and tracked late: final, not a false timeout (issue 23 §1)', async function () {
+  it('a send whose answer was lost is found by its reference and tracked late: final, not a false timeout', async function () {
     this.timeout(30_000);
     await loadFlow(
       flow([

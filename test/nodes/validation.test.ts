@@ -1,5 +1,5 @@
 /**
- * What the send nodes refuse before anything reaches the gateway (issue 14): texts too long for their SMS type
+ * What the send nodes refuse before anything reaches the gateway: texts too long for their SMS type
  * (the limits are config node settings).
  */
 import assert from 'node:assert/strict';

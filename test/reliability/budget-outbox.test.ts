@@ -1,5 +1,5 @@
 /**
- * The spending guard in front of the outbox (issue 20 §3): a send over a limit is held (kept, durable) until its
+ * The spending guard in front of the outbox: a send over a limit is held (kept, durable) until its
  * window resets, and not tried again before; a retry after an unknown outcome does not count twice; a send that
  * surely failed does not count; a held critical message keeps its priority across a restart.
  */

@@ -1,5 +1,5 @@
 /**
- * The spending guard's windows (issue 20 §3): rolling hour, calendar day and month in local time, across
+ * The spending guard's windows: rolling hour, calendar day and month in local time, across
  * midnights, month ends and clock changes. The process time zone is switched per test (Node honours a change
  * of process.env.TZ at run time) and the clock is injected.
  */

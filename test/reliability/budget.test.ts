@@ -1,5 +1,5 @@
 /**
- * The spending guard (issue 20 §3), framework-free: exact counting under concurrency (reserve, confirm,
+ * The spending guard, framework-free: exact counting under concurrency (reserve, confirm,
  * release), warnings and limit events once per window, the critical reserve, the cost of a send, and counts
  * that survive a restart in their file (written durably, mode 600; a damaged file is copied aside and said).
  */

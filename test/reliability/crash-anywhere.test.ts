@@ -1,5 +1,5 @@
 /**
- * Crash anywhere (issue 12 §4): bursts of messages into a real Node-RED process (its own process, this package
+ * Crash anywhere: bursts of messages into a real Node-RED process (its own process, this package
  * linked into its user directory, the outbox on) while the emulator flaps (down and up on the same port, with
  * random faults while up), and `kill -9` of Node-RED at random moments; restarted on the same user directory
  * each round. Counted at the emulator by caption (0 lost, 0 sent twice) and at the flow side by a ledger the

@@ -1,5 +1,5 @@
 /**
- * (5) Inbound messages and HLR results whose collecting read lost its answer (issue 23 §3). QueryReceivedNewSMS,
+ * (5) Inbound messages and HLR results whose collecting read lost its answer. QueryReceivedNewSMS,
  * GetNewRecivedSMS2 and QueryNewHLRJobs mark what they return as collected; bursts of faults hit every read of the
  * pollers (the collecting reads and the reads that recover without collecting): answers dropped after the gateway
  * acted, truncated answers, resets, 503s and delays beyond the client's timeout. Messages arrive and HLR jobs
@@ -69,7 +69,7 @@ function logs(id: string): string[] {
   return node.log.args.filter((_a, i) => node.log.thisValues[i] === node).map((a) => String(a[0]));
 }
 
-describe('reliability (5): a collecting read whose answer was lost: recovered, each record once (issue 23 §3)', () => {
+describe('reliability (5): a collecting read whose answer was lost: recovered, each record once', () => {
   // A fresh gateway for each service: a recovery must not meet the other run's messages.
   let env: Env;
   let client: GatewayClient;

@@ -97,7 +97,7 @@ describe('reliability: write-ahead outbox', function () {
    * An outbox in a process that can die: after `kill()` it neither sends nor writes anything more (requests
    * already on the wire go on, as they would), and it is never closed. The next instance opens the same file.
    * Its journal's file descriptor is closed as the system closes a dead process's files (left open, it was
-   * closed by the garbage collector: DEP0137, issue 21 §11).
+   * closed by the garbage collector: DEP0137).
    */
   const mortal = async (send: OutboxSender): Promise<{ box: Outbox; kill(): void }> => {
     let dead = false;
@@ -219,7 +219,7 @@ describe('reliability: write-ahead outbox', function () {
     assert.equal(acknowledged, 0);
     assert.deepEqual(calls, [], 'nothing was attempted');
     assert.equal(box.size, 0);
-    // Said once (issue 19 §5: the nodes show "outbox unavailable"), and tried again by the next submit.
+    // Said once (the nodes show "outbox unavailable"), and tried again by the next submit.
     assert.equal(box.problem, 'EIO: disk gone');
     await assert.rejects(box.submit('send', 'SendSMS', sms(0)), /outbox unavailable: EIO/);
     assert.deepEqual(told, ['EIO: disk gone']);
@@ -596,7 +596,7 @@ describe('reliability: outbox journal', function () {
     );
   });
 
-  // Pipelined group commit (issue 15 §5): a record given while a flush is under way is written at once and
+  // Pipelined group commit: a record given while a flush is under way is written at once and
   // flushed by a flush of its own, which covers everything written before it; it does not wait for the flush
   // under way to return. At most two flushes run at once.
   /** The store's fdatasync calls, each held until released; what the file holds when each one starts. */
@@ -676,7 +676,7 @@ describe('reliability: outbox journal', function () {
     await store.close();
   });
 
-  // Issue 19 §5: appends to a journal whose file is no longer at its path would be found by no restart.
+  // Appends to a journal whose file is no longer at its path would be found by no restart.
   it('a journal removed while open is written again from what it holds; one replaced by another file is refused, not written over', async () => {
     const file = join(dir, 'moved.jsonl');
     const store = new JournalStore({ file });

@@ -1,5 +1,5 @@
 /**
- * The ask node's questions in Redis (issue 20 §2), on a real redis-server: the store's writes are fenced by the
+ * The ask node's questions in Redis, on a real redis-server: the store's writes are fenced by the
  * lease of the inbound reader, any instance hands questions in, and two engines sharing one lease (two instances)
  * act on each question once: the one that does not hold hands in, the holder asks; when the holder stops, the
  * other takes over and the step still ends when it would have, once.

@@ -1,10 +1,12 @@
 /**
- * Issue 20 §4 (f): the ask node on two real Node-RED runtimes with the same flows and one real redis-server, the
+ * The ask node on two real Node-RED runtimes with the same flows and one real redis-server, the
  * emulator in this process. Questions come in through either instance (HTTP in -> ask; answered once the question
  * is kept in Redis); the first number of every other question replies `1` as a phone would (with the JobId of the
  * newest message to it). Meanwhile one instance after the other is killed with SIGKILL and started again every
  * 5-8 s (seeded, mostly the one holding the questions). Each step is sent exactly once, each question ends with
- * exactly one output across both instances (answered for those replied to, unanswered for the others).
+ * exactly one output across both instances (answered for those replied to, unanswered for the others). An inbound
+ * SMS trigger on the same configuration gets a stranger's message per question, but none of the replies the ask
+ * took (they belong to whoever asked), across the kills.
  */
 import assert from 'node:assert/strict';
 import { createClient } from '@redis/client';
@@ -20,6 +22,8 @@ const LEASE_S = 2;
 const PREFIX = 'askscale:';
 /** A question every this many ms. */
 const GAP_MS = 2500;
+
+const STRANGER = '+4917299999999';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -60,6 +64,17 @@ function flows(emulatorUrl: string, redisUrl: string): unknown[] {
     { id: 'err', z: 'tab', type: 'http response', statusCode: '500', wires: [] },
     { z: 'tab', ...counterNode('count-answered', 'answered', 'msg.payload.id') },
     { z: 'tab', ...counterNode('count-unanswered', 'unanswered', 'msg.payload.id') },
+    // The trigger beside the ask: "also replies to questions" is off (an old flow has no such property).
+    {
+      id: 'in',
+      z: 'tab',
+      type: 'smsgw-inbound',
+      gateway: 'cfg',
+      interval: 1,
+      inputs: 0,
+      wires: [['count-in']],
+    },
+    { z: 'tab', ...counterNode('count-in', 'inbound', "msg.from + '/' + msg.payload") },
   ];
 }
 
@@ -74,7 +89,7 @@ function jobs(emu: RunningEmulator): Job[] {
   return snap.accounts.flatMap((a) => a.jobs);
 }
 
-describe('ask on two Node-RED instances on one Redis, with a kill loop (issue 20 §4 f)', function () {
+describe('ask on two Node-RED instances on one Redis, with a kill loop', function () {
   this.timeout(300_000);
   let redis: RedisServer;
   let emu: RunningEmulator;
@@ -157,6 +172,8 @@ describe('ask on two Node-RED instances on one Redis, with a kill loop (issue 20
         uncertain.add(i);
         continue;
       }
+      // Someone else texts the gateway meanwhile: the trigger's.
+      emu.control.injectInbound({ from: STRANGER, text: `hello${i}` });
       try {
         const res = await fetch(`${to.url}/ask`, {
           method: 'POST',
@@ -193,6 +210,10 @@ describe('ask on two Node-RED instances on one Redis, with a kill loop (issue 20
 
     const lines = instances.flatMap((x) => x.counted());
     const all = jobs(emu);
+    // The trigger: every stranger's message (a crash window may repeat one), no reply an ask took.
+    const inbound = lines.filter((l) => l.split(' ')[1] === 'inbound').map((l) => l.split(' ')[2]!);
+    const claimedSeen = inbound.filter((t) => !t.startsWith(`${STRANGER}/`));
+    const strangers = new Set(inbound.filter((t) => t.startsWith(`${STRANGER}/`)));
     const problems: string[] = [];
     let answered = 0;
     let unanswered = 0;
@@ -206,6 +227,8 @@ describe('ask on two Node-RED instances on one Redis, with a kill loop (issue 20
       if (toSecond > 1) problems.push(`q${i}: ${toSecond} SMS to the second number`);
       if (outs.length !== 1) problems.push(`q${i}: outputs ${JSON.stringify(outs)}`);
       const want = i % 2 === 0 && replied.has(i) ? 'answered' : 'unanswered';
+      if (!uncertain.has(i) && !strangers.has(`${STRANGER}/hello${i}`))
+        problems.push(`q${i}: the stranger's hello${i} did not reach the inbound trigger`);
       if (outs[0] !== want) problems.push(`q${i}: ${outs[0]} (expected ${want})`);
       if (i % 2 !== 0 && toSecond !== 1) problems.push(`q${i}: not passed on once (${toSecond})`);
       if (outs[0] === 'answered') answered++;
@@ -213,10 +236,12 @@ describe('ask on two Node-RED instances on one Redis, with a kill loop (issue 20
     }
     console.log(
       `      (f) seed ${SEED}: ${kills} kills (A started ${a.starts}×, B ${b.starts}×); ${posted.size} questions kept, ` +
-        `${uncertain.size} posts cut off; answered ${answered}, unanswered ${unanswered}; ${all.length} SMS`,
+        `${uncertain.size} posts cut off; answered ${answered}, unanswered ${unanswered}; ${all.length} SMS; ` +
+        `${inbound.length} messages at the inbound trigger`,
     );
     assert.ok(kills >= 4, `only ${kills} kills`);
     assert.ok(posted.size >= QUESTIONS - 4, `only ${posted.size} questions kept`);
     assert.deepEqual(problems, []);
+    assert.deepEqual(claimedSeen, [], 'replies the ask took reached the inbound trigger');
   });
 });

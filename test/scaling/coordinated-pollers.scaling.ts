@@ -171,7 +171,7 @@ describe('coordinated pollers (real redis-server)', function () {
     );
   });
 
-  it('two inbound triggers on one coordinated gateway: one read, each gets every message once (issue 20 §1)', async () => {
+  it('two inbound triggers on one coordinated gateway: one read, each gets every message once', async () => {
     const p = prefix();
     const second = { ...inbound, id: 'in2', interval: 3600, wires: [['out2']] };
     await loadFlow(flowWith(env.emu.url, [inbound, second], coordination(p)));
@@ -311,7 +311,7 @@ describe('coordinated pollers (real redis-server)', function () {
     assert.equal(await r.hLen(`${p}cfg:smsgw-inbound:in:pending`), 0, 'nothing left pending');
   });
 
-  it('a holder killed between the gateway answer and the stage: the next holder recovers what it collected, once (issue 23 §3)', async () => {
+  it('a holder killed between the gateway answer and the stage: the next holder recovers what it collected, once', async () => {
     const p = prefix();
     const base = `${p}cfg:smsgw-inbound`;
     // An emulator of its own: a recovery reads every message of the last minutes, the earlier tests' too.

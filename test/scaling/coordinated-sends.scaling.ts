@@ -101,7 +101,7 @@ describe('coordinated sends (real redis-server)', function () {
     assert.equal(jobs('c-kept'), 1);
   });
 
-  // Issue 19 §5: each send tries an outbox that could not be opened again; one that still fails must not leave
+  // Each send tries an outbox that could not be opened again; one that still fails must not leave
   // the lease it took in Redis (an instance that seems alive to the others, with a renewal timer per send).
   it('outbox on but its journal cannot be read: each send refused (CONFIG), no lease left behind; readable again, sent', async () => {
     const journal = join(env.userDir, 'smsgw-outbox', 'cfg.jsonl');

@@ -1,5 +1,5 @@
 /**
- * The spending guard shared through Redis (issue 20 §3, §4), with a real redis-server: two instances keep one
+ * The spending guard shared through Redis, with a real redis-server: two instances keep one
  * count (1,000 alarms split over them, a daily limit of 50: exactly 50 counted, one warning at 40 across both),
  * the Lua script answers as the file ledger's rule does step by step, and a send node of a coordinating config
  * shares its count with another instance and keeps it over a restart.

@@ -1,5 +1,5 @@
 /**
- * Issue 16: two real Node-RED runtimes with the same flows, one real redis-server, the emulator (in this
+ * Two real Node-RED runtimes with the same flows, one real redis-server, the emulator (in this
  * process, so the test injects arrivals and counts requests). The config node coordinates through Redis.
  *
  * (a) inbound messages and delivery reports arrive over minutes while one instance after the other is killed
@@ -110,7 +110,7 @@ function uncollectedInbound(emu: RunningEmulator): number[] {
 /**
  * Inbound ids missing that a holder killed between the gateway's answer (which marks them collected) and the stage
  * in Redis had collected: a diagnostic for the log. Such losses are no longer accepted: the holder notes the read in
- * Redis before it sends it, and the next holder recovers what it collected (issue 23 §3, docs/scaling.md). Such an
+ * Redis before it sends it, and the next holder recovers what it collected (docs/scaling.md). Such an
  * id was collected by a poll after which a kill came and the next poll only came after a failover (a gap of more
  * than twice the interval).
  */
@@ -310,7 +310,7 @@ function killLoop(
   };
 }
 
-describe('two Node-RED instances on one Redis (issue 16)', function () {
+describe('two Node-RED instances on one Redis', function () {
   this.timeout((ARRIVAL_S + 240) * 1000);
   let redis: RedisServer;
   let emu: RunningEmulator;

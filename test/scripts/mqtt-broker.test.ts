@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { createServer, type Server } from 'node:net';
 import { connectAsync } from 'mqtt';
 import { examplesForDeploy, listExamples, repointMqttBrokers, type FlowNode } from '../../scripts/lib/flows';
-import { sandboxMqttPort, startMqttBroker } from '../../scripts/lib/mqtt-broker';
+import { sandboxMqttPort, startMqttBroker, topicMatches } from '../../scripts/lib/mqtt-broker';
 
 // The sandbox's MQTT broker (aedes) and how the examples' broker configuration follows it.
 
@@ -28,6 +28,32 @@ describe('sandbox: MQTT broker', () => {
       await client.endAsync();
       await broker.stop();
     }
+  });
+
+  it('tells when a client listens on a topic: not before it subscribed, at once after (so "ready" means heard)', async () => {
+    const broker = await startMqttBroker(0);
+    const client = await connectAsync(broker.url, { reconnectPeriod: 0 });
+    try {
+      assert.equal(await broker.listening('home/freezer/temperature', 50), false, 'nobody subscribed yet');
+      const heard = broker.listening('home/freezer/temperature', 10_000);
+      await client.subscribeAsync('home/+/temperature');
+      assert.equal(await heard, true);
+      assert.equal(await broker.listening('home/freezer/temperature', 50), true, 'at once when one has');
+      assert.equal(await broker.listening('home/freezer/door', 50), false, 'another topic');
+    } finally {
+      await client.endAsync();
+      await broker.stop();
+    }
+  });
+
+  it('matches MQTT topic filters with + and #', () => {
+    assert.ok(topicMatches('home/freezer/temperature', 'home/freezer/temperature'));
+    assert.ok(topicMatches('home/+/temperature', 'home/chest-freezer/temperature'));
+    assert.ok(topicMatches('home/#', 'home/freezer/temperature'));
+    assert.ok(topicMatches('#', 'a'));
+    assert.ok(!topicMatches('home/+', 'home/freezer/temperature'));
+    assert.ok(!topicMatches('home/freezer/temperature/x', 'home/freezer/temperature'));
+    assert.ok(!topicMatches('home/freezer', 'home/fridge'));
   });
 
   it('a port asked for must be free; it is used as asked', async () => {

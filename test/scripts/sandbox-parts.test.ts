@@ -38,7 +38,7 @@ function kindWith(stdin: 'pipe' | 'ignore'): Promise<StdinKind> {
 describe('sandbox parts', function () {
   this.timeout(30_000);
 
-  describe('lines on stdin (issue 21 §10)', () => {
+  describe('lines on stdin', () => {
     it('a pipe is read like a terminal; /dev/null (a detached start) is not, and gets no typing hint', async () => {
       assert.equal(await kindWith('pipe'), 'stream');
       assert.equal(await kindWith('ignore'), 'none');
@@ -68,7 +68,7 @@ describe('sandbox parts', function () {
     });
   });
 
-  describe('a child that ends (issue 21 §1)', () => {
+  describe('a child that ends', () => {
     it('is named with its exit code or signal', () => {
       assert.equal(howItEnded(0, null), 'exited with code 0');
       assert.equal(howItEnded(1, null), 'exited with code 1');
@@ -136,7 +136,7 @@ describe('sandbox parts', function () {
     });
   });
 
-  describe("the repository's own Node-RED modules (issue 21 §7)", () => {
+  describe("the repository's own Node-RED modules", () => {
     it('are found by their package.json (scoped too), this package left out', () => {
       const root = mkdtempSync(join(tmpdir(), 'smsgw-repo-'));
       try {

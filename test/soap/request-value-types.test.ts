@@ -7,7 +7,7 @@ import { parseDateTime, parseDouble, parseInt32 } from '../../src/soap/values';
 import { parse, type Node } from '../emulator/wire/helpers/xml';
 
 // ASMX reads an int, double, boolean, dateTime or enum parameter with ReadElementString, xsi:nil or not: a nil or
-// empty value is a Client fault at the gateway (issue 21 §12). The request builder must never write one, for any
+// empty value is a Client fault at the gateway. The request builder must never write one, for any
 // operation of the catalogue, over any transport, whatever a flow passes (null, undefined, '', blanks).
 
 const VALUE_TYPES = new Set(['int', 'double', 'boolean', 'dateTime']);

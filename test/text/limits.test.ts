@@ -13,7 +13,7 @@ const op = (service: 'send' | 'legacy', name: string) => findOperation(service, 
 const gsm = (n: number): string => 'a'.repeat(n);
 
 describe('text: segment limits per SMS type', () => {
-  it('says what is wrong and what would fit, as in issue 14', () => {
+  it('says what is wrong and what would fit, as a user needs it', () => {
     const p = checkSegments(gsm(1993), smsTypeInfo('Standard'), DEFAULT_SEGMENT_LIMITS);
     assert.ok(p);
     assert.equal(

@@ -1,7 +1,7 @@
 /**
  * bytesPerTurn (src/transport/http.ts): a large answer is handed to the consumer in slices across turns of the
  * event loop, so a consumer with much work per byte (the generic path's answer gate) leaves room for every other
- * request of the process between slices (issue 19 §3). Unpaced, one wake-up of the socket hands over up to 2 MiB.
+ * request of the process between slices. Unpaced, one wake-up of the socket hands over up to 2 MiB.
  * A turn here is what lies between two runs of a setImmediate ticker started before the exchange: the exchange's
  * own turn ends in the same check phase, after the ticker (immediates run in the order they were queued).
  */

@@ -1,7 +1,7 @@
 /**
  * Counts in messages ("250,000") are written without Intl: the first toLocaleString of a process sets up ICU's
- * number formatting, 25-60 ms of blocked event loop, paid in the error raised while a hostile answer (issue 19
- * §3) or a huge text (§6) is refused.
+ * number formatting, 25-60 ms of blocked event loop, paid in the error raised while a hostile answer
+ * or a huge text is refused.
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

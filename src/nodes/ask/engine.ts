@@ -1,5 +1,5 @@
 /**
- * The open questions of one gateway configuration and what happens to them (issue 20 §2), without Node-RED: the
+ * The open questions of one gateway configuration and what happens to them, without Node-RED: the
  * hub (hub.ts) gives it a store, the authority (which instance acts), a sender and the ask nodes' outputs.
  *
  * Every change of a question is written to the store before anything follows from it (an SMS, an output):
@@ -31,6 +31,7 @@ import { StoreWriteError } from '../../store';
 import { freeCode, recentlyFreed } from './codes';
 import { IgnoredReplies } from './ignored-replies';
 import { lastJobId, matchReply, type Reply } from './match';
+import { CLAIMED_BY_ASK, type ClaimMarks } from './replies';
 import {
   askedKeys,
   isClosed,
@@ -41,7 +42,7 @@ import {
   type Question,
 } from './question';
 import type { AskStore, Hold } from './store';
-import { cancelText, stepText, tellText } from './texts';
+import { cancelText, stepText, tellText, type StepReason } from './texts';
 
 /** Which instance acts: always this one, or the holder of a lease. */
 export interface Authority {
@@ -123,8 +124,8 @@ export class AskEngine {
   private readDone = true;
   /** The lines about ignored replies: one per number per minute. */
   private readonly ignored: IgnoredReplies;
-  /** Keys of the replies applied by this holder (oldest first). */
-  private readonly applied = new Set<string>();
+  /** Keys of the replies applied by this holder (oldest first), with what was marked on each. */
+  private readonly applied = new Map<string, ClaimMarks | undefined>();
 
   constructor(private readonly deps: EngineDeps) {
     this.clock = deps.clock ?? realClock;
@@ -190,24 +191,32 @@ export class AskEngine {
    * and as soon as the store cannot write (the reader keeps them and offers them again; a reply applied already
    * is recognised by its key then, and not applied twice).
    */
-  take(replies: readonly Reply[]): Promise<void> {
+  take(replies: readonly Reply[]): Promise<(ClaimMarks | undefined)[]> {
     const store = this.deps.store;
     if (store.problem) {
       // Each offer tries the disk again (the store retries on its own too, ever less often).
       void store.retryNow?.();
       return Promise.reject(new StoreWriteError(store.problem));
     }
+    // A reply that answered a question is marked for the listeners after the hub (they skip it by default).
+    const marks: (ClaimMarks | undefined)[] = [];
     const work = this.run(async () => {
+      marks.length = 0;
       if (!this.holding) throw new NotHolder('this instance does not hold the questions now');
       for (const r of replies) {
-        if (this.applied.has(r.key)) continue;
-        this.remember(r.key);
-        await this.answer(r);
+        if (this.applied.has(r.key)) {
+          marks.push(this.applied.get(r.key));
+          continue;
+        }
+        this.remember(r.key, undefined);
+        const m = await this.answer(r);
+        this.remember(r.key, m);
+        marks.push(m);
       }
       this.schedule();
-    }, true);
+    }, true).then(() => marks);
     if (!store.watch) return work;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<(ClaimMarks | undefined)[]>((resolve, reject) => {
       const off = store.watch!((problem) => {
         if (problem) reject(new StoreWriteError(problem));
       });
@@ -215,9 +224,9 @@ export class AskEngine {
     });
   }
 
-  private remember(key: string): void {
-    this.applied.add(key);
-    if (this.applied.size > MAX_APPLIED) this.applied.delete(this.applied.values().next().value!);
+  private remember(key: string, marks: ClaimMarks | undefined): void {
+    this.applied.set(key, marks);
+    if (this.applied.size > MAX_APPLIED) this.applied.delete(this.applied.keys().next().value!);
   }
 
   async close(): Promise<void> {
@@ -409,14 +418,16 @@ export class AskEngine {
     this.launch(q, sms, false);
   }
 
-  private async nextStep(q: Question): Promise<void> {
+  /** The next step (or output 2 after the last); `reason`: passed on by a reply, else its wait ended. */
+  private async nextStep(q: Question, reason?: StepReason): Promise<void> {
     const now = this.now();
     const steps = totalSteps(q);
     if (q.step + 1 < steps) {
       const step = q.step + 1;
       const previous = q.numbers[stepIndex(q, q.step)];
       const to = q.numbers[stepIndex(q, step)]!;
-      const sms = this.plan(q, 'ask', to, stepText(q, step, previous), q.settings.critical, step);
+      const why: StepReason = reason ?? { why: 'wait', from: previous ?? '' };
+      const sms = this.plan(q, 'ask', to, stepText(q, step, why), q.settings.critical, step);
       q.step = step;
       q.stepAt = now;
       q.sms.push(sms);
@@ -431,7 +442,8 @@ export class AskEngine {
     await this.save(q);
   }
 
-  private async answer(r: Reply): Promise<void> {
+  /** Applies one reply; what to mark on it when it answered a question (acknowledged or passed it on). */
+  private async answer(r: Reply): Promise<ClaimMarks | undefined> {
     const key = this.deps.numberKey(r.from);
     const m = matchReply(r, key, [...this.questions.values()]);
     if ('none' in m) {
@@ -453,34 +465,52 @@ export class AskEngine {
         this.ignored.note(
           key,
           from,
-          `ask: "${safeText(r.text, 40)}" from ${from} is not an accepted answer to question ${m.question!.code}`,
+          `ask: "${safeText(r.text, 40)}" from ${from} is not an accepted answer to ` +
+            (m.question ? `question ${m.question.code}` : 'its open questions'),
         );
-      return;
+      return undefined;
+    }
+    if ('all' in m) {
+      // `1*`: every open question of this number, one after the other.
+      for (const one of m.all) await this.acknowledge(one.question, key, m.answer, one.jobId);
+      return claimOfAll(m.all.map((one) => one.question));
     }
     const q = m.question;
-    const now = this.now();
+    const marks = claimOf(q, m.action);
     if (m.action === 'pass') {
       // Only the number asked now can pass it on (an earlier one's "pass" came late: it went on already).
-      if (q.keys[stepIndex(q, q.step)] !== key) return;
-      await this.nextStep(q);
+      if (q.keys[stepIndex(q, q.step)] !== key) return marks;
+      await this.nextStep(q, { why: 'pass', from: q.numbers[q.keys.indexOf(key)]! });
       await this.advance(q);
-      return;
+      return marks;
     }
+    await this.acknowledge(q, key, m.answer, m.jobId);
+    return marks;
+  }
+
+  /** `key` acknowledged `q`: it is answered (output 1), the others are told as set. */
+  private async acknowledge(
+    q: Question,
+    key: string,
+    answer: string,
+    jobId: number | undefined,
+  ): Promise<void> {
+    const now = this.now();
     const at = q.keys.indexOf(key);
     q.state = 'answered';
     q.closedAt = now;
     q.result = {
-      answer: m.answer,
+      answer,
       from: q.numbers[at]!,
       step: q.step + 1,
       afterMs: now - q.createdAt,
-      jobId: m.jobId,
+      jobId,
     };
     const tells: AskSms[] = [];
     if (q.settings.tell !== 'none') {
       const to = q.settings.tell === 'all' ? new Set(q.keys) : askedKeys(q);
       to.delete(key);
-      const text = tellText(q, q.numbers[at]!, m.answer);
+      const text = tellText(q, q.numbers[at]!, answer);
       for (const k of to) tells.push(this.plan(q, 'tell', q.numbers[q.keys.indexOf(k)]!, text, false));
     }
     q.sms.push(...tells);
@@ -587,3 +617,19 @@ export class AskEngine {
 
 /** A new question id (also in logs): 12 random hex characters. */
 export const newQuestionId = (): string => randomBytes(6).toString('hex');
+
+/** The marks of a `1*` reply: the codes and ask ids of every question it acknowledged, space-separated. */
+function claimOfAll(qs: readonly Question[]): ClaimMarks {
+  return {
+    claimedBy: CLAIMED_BY_ASK,
+    question: qs.map((q) => q.code ?? '').join(' '),
+    askId: qs.map((q) => q.id).join(' '),
+    askNode: [...new Set(qs.map((q) => q.node))].join(' '),
+    action: 'ack',
+  };
+}
+
+/** The marks of a reply that answered `q` (replies.ts): short words, kept with the record by the reader. */
+function claimOf(q: Question, action: 'ack' | 'pass'): ClaimMarks {
+  return { claimedBy: CLAIMED_BY_ASK, question: q.code ?? '', askId: q.id, askNode: q.node, action };
+}

@@ -1,5 +1,5 @@
 /**
- * One ask hub per gateway configuration (issue 20 §2): the open questions of every ask node using it, so a code
+ * One ask hub per gateway configuration: the open questions of every ask node using it, so a code
  * is unique across them and a reply answers one question, whichever node asked. It is one listener of the config
  * node's reader of inbound messages, asks the reader to read while questions are open, and sends through the send
  * path of the send SMS node (reference in the Caption, outbox, flow control, checks). Built with its first ask

@@ -1,14 +1,15 @@
 /**
- * Which open question a reply answers (docs/assumptions.md, "Ask: matching replies"; the node's help):
+ * Which open question a reply answers (docs/assumptions.md, "Ask: matching replies"; the node's help), what it
+ * says read by the reply grammar (grammar.ts):
  *   1. Only a number a question was sent to can answer it: a reply from anyone else answers nothing.
- *   2. A reply that names a question's code (`1a`, or `a` when any reply acknowledges) answers that one.
+ *   2. A reply that names a question's code (`1a`, `ok a`, or `a` when any reply acknowledges) answers that one;
+ *      `1*` acknowledges every open question of the number.
  *   3. Without a code: when the number has several open questions, it answers none (the code is required).
  *   4. With one open question: the reply's JobId, where the gateway sets one (not 0), must be one of the messages
  *      of that question (else it answers another message); without a JobId the number alone decides.
- * Then the answer: with lists of accepted answers its first word must be one of them (`1` acknowledges, `2`
- * passes on); otherwise any reply acknowledges.
  * The code wins over the JobId: a gateway may give a reply the JobId of the newest message to that number.
  */
+import { normalReply, parseReply } from './grammar';
 import { askedKeys, type Question } from './question';
 
 export interface Reply {
@@ -23,6 +24,12 @@ export interface Reply {
 export type Match =
   | { question: Question; action: 'ack' | 'pass'; answer: string; jobId: number | undefined }
   | {
+      /** `1*`: every open question of this number, acknowledged by one reply. */
+      all: { question: Question; jobId: number | undefined }[];
+      action: 'ack';
+      answer: string;
+    }
+  | {
       question?: Question | undefined;
       /** stranger: no open question was sent to this number; noCode: several are open and it names none;
        * otherJob: its JobId is not one of the question's messages; notAccepted: not an accepted answer. */
@@ -32,37 +39,7 @@ export type Match =
 
 /** The first word of a reply, lower case ('' when it starts with something else). */
 export function firstWord(text: string): string {
-  return (/^[\p{L}\p{N}]+/u.exec(text.trim())?.[0] ?? '').toLowerCase();
-}
-
-/** The code a reply names among `codes`, with the answer written before it. */
-function namedCode(
-  word: string,
-  q: { ack: readonly string[]; pass: readonly string[] },
-  codes: ReadonlySet<string>,
-): { code: string; prefix: string } | undefined {
-  if (q.ack.length > 0) {
-    for (const answer of [...q.ack, ...q.pass]) {
-      if (!word.startsWith(answer)) continue;
-      const code = word.slice(answer.length);
-      if (codes.has(code)) return { code, prefix: answer };
-    }
-    return undefined;
-  }
-  const m = /^(\d*)([a-z]+)$/.exec(word);
-  return m && codes.has(m[2]!) ? { code: m[2]!, prefix: m[1]! } : undefined;
-}
-
-function answerOf(
-  q: Question,
-  reply: Reply,
-  word: string,
-): { action: 'ack' | 'pass'; answer: string } | undefined {
-  const s = q.settings;
-  if (s.ack.length === 0) return { action: 'ack', answer: reply.text.trim() };
-  if (s.ack.includes(word)) return { action: 'ack', answer: word };
-  if (s.pass.includes(word)) return { action: 'pass', answer: word };
-  return undefined;
+  return (/^[\p{L}\p{N}]+/u.exec(normalReply(text))?.[0] ?? '').toLowerCase();
 }
 
 const jobIdsOf = (q: Question, key: string): (number | undefined)[] =>
@@ -70,30 +47,46 @@ const jobIdsOf = (q: Question, key: string): (number | undefined)[] =>
     .filter((s) => s.kind === 'ask' && s.step !== undefined && q.keys[s.step % q.numbers.length] === key)
     .map((s) => (s.state === 'sent' ? s.jobId : undefined));
 
-/** `open`: the questions still waiting for an answer; `key`: the reply sender's key (numbers.ts). */
+/**
+ * `open`: the questions still waiting for an answer; `key`: the reply sender's key (numbers.ts). Each question reads
+ * the reply with its own words (grammar.ts): the one whose code it names answers; `*` acknowledges every question
+ * whose words take it so; without either the one open question of the number.
+ */
 export function matchReply(reply: Reply, key: string, open: readonly Question[]): Match {
   const candidates = open.filter((q) => q.state === 'open' && askedKeys(q).has(key));
   if (candidates.length === 0) return { none: 'stranger' };
-  const word = firstWord(reply.text);
-  const codes = new Map(candidates.filter((q) => q.code).map((q) => [q.code!, q]));
+  const read = (q: Question) =>
+    parseReply(reply.text, { ack: q.settings.ack, pass: q.settings.pass }, (c) => c === q.code);
   for (const q of candidates) {
-    const named = namedCode(word, q.settings, new Set(q.code ? [q.code] : []));
-    if (!named || codes.get(named.code) !== q) continue;
-    // The prefix is an accepted answer, or anything when any reply acknowledges.
-    const a = answerOf(q, reply, named.prefix);
-    if (!a) return { question: q, none: 'notAccepted' };
-    return { question: q, ...a, jobId: answeredJob(q, key, reply.jobId) };
+    const p = read(q);
+    if (p?.code !== undefined)
+      return { question: q, action: p.action, answer: p.answer, jobId: answeredJob(q, key, reply.jobId) };
   }
+  const all = candidates.flatMap((q) => {
+    const p = read(q);
+    return p?.all ? [{ question: q, answer: p.answer }] : [];
+  });
+  if (all.length > 0)
+    return {
+      all: all.map((one) => ({ question: one.question, jobId: lastJobId(one.question, key) })),
+      action: 'ack',
+      answer: all[0]!.answer,
+    };
   if (candidates.length > 1) return { none: 'noCode', open: candidates.length };
   const q = candidates[0]!;
+  const parsed = read(q);
+  if (!parsed) return { question: q, none: 'notAccepted' };
   if (reply.jobId !== undefined) {
     const ids = jobIdsOf(q, key);
     if (ids.length > 0 && ids.every((id) => id !== undefined) && !ids.includes(reply.jobId))
       return { question: q, none: 'otherJob' };
   }
-  const a = answerOf(q, reply, word);
-  if (!a) return { question: q, none: 'notAccepted' };
-  return { question: q, ...a, jobId: answeredJob(q, key, reply.jobId) };
+  return {
+    question: q,
+    action: parsed.action,
+    answer: parsed.answer,
+    jobId: answeredJob(q, key, reply.jobId),
+  };
 }
 
 /** The reply's JobId when it is one of the question's messages to that number, else the newest of those. */

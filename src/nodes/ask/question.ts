@@ -1,5 +1,5 @@
 /**
- * What an ask node keeps of each question (issue 20 §2): everything its steps need is copied in when it is asked,
+ * What an ask node keeps of each question: everything its steps need is copied in when it is asked,
  * so a question goes on after a restart, on another instance, or after its node was redeployed with other settings.
  * Plain JSON: it is written to a state file or to Redis as it is.
  */
@@ -19,6 +19,8 @@ export interface AskTexts {
   hint: string;
   /** Put before the question from the second step on. */
   passed: string;
+  /** Put before the question when the one asked before passed it on by a reply (absent: kept by an older version). */
+  passedBy?: string | undefined;
   /** To the others once someone answered. */
   tell: string;
   /** To the numbers asked when the question is cancelled. */

@@ -1,19 +1,37 @@
 /**
  * Where an ask hub gets the replies: the gateway's inbound messages, each once, from the config node's one reader
- * of them (issue 20 §1). The hub is one listener of that reader; what it needs of it is this narrow interface.
+ * of them. The hub is a first taker of that reader: it gets each message before the inbound SMS triggers and marks
+ * the replies that answered a question, which the triggers then skip unless told otherwise. What the hub needs of
+ * the reader is this narrow interface.
  */
 import type { Reply } from './match';
 
 export type { Reply };
 
+/** The name in `claimedBy` of a reply an ask node took (distinct from the opt-out list's marks). */
+export const CLAIMED_BY_ASK = 'smsgw-ask';
+
+/**
+ * What the hub marks on a reply that answered a question, for the listeners after it (the inbound SMS triggers):
+ * which question (its code and ask id), of which ask node, and what the reply did (`ack`, `pass`).
+ */
+export type ClaimMarks = {
+  readonly claimedBy: typeof CLAIMED_BY_ASK;
+  readonly question: string;
+  readonly askId: string;
+  readonly askNode: string;
+  readonly action: 'ack' | 'pass';
+};
+
 export interface ReplyListener {
   /** Stable across restarts and instances: what is read while it is away is kept for it under this id. */
   readonly id: string;
   /**
-   * Replies in the gateway's order. Resolve once what they changed is durable; reject to get them again (this
-   * instance does not hold the questions now). A reply may come twice after a crash: its key tells.
+   * Replies in the gateway's order. Resolve once what they changed is durable, with the marks of each (undefined:
+   * it answered no question); reject to get them again (this instance does not hold the questions now). A reply
+   * may come twice after a crash: its key tells (and it gets the same marks).
    */
-  take(replies: readonly Reply[], signal: AbortSignal): Promise<void>;
+  take(replies: readonly Reply[], signal: AbortSignal): Promise<readonly (ClaimMarks | undefined)[]>;
 }
 
 export interface ReplySubscription {

@@ -2,7 +2,8 @@
  * The texts an ask sends. Each has a setting; a blank one takes the automatic text below (English: the language
  * of the people asked is not Node-RED's; write your own in theirs). Placeholders in braces:
  *   {question} the question, {code} its code, {ack} / {pass} the first acknowledging / passing answer,
- *   {from} who answered (tell), or the number asked before (passed on), {answer} the answer, {step} / {steps}.
+ *   {from} who answered (tell), the number asked before (passed on), or the one who passed it on (passed on by),
+ *   {answer} the answer, {step} / {steps}.
  * An unknown placeholder stays as written.
  */
 import type { AskTexts, Question } from './question';
@@ -10,19 +11,24 @@ import type { AskTexts, Question } from './question';
 export interface TextSettings {
   hint?: string | undefined;
   passed?: string | undefined;
+  passedBy?: string | undefined;
   tell?: string | undefined;
   cancel?: string | undefined;
 }
 
-/** The automatic hint for the accepted answers: any reply, a list, a list with pass-on answers. */
+/**
+ * The automatic hint for the accepted answers, one short line: "Reply 1a=ok 2a=busy" (the first word of each list
+ * with the code), or "Reply a to acknowledge." when any reply acknowledges.
+ */
 export function automaticHint(ack: readonly string[], pass: readonly string[]): string {
   if (ack.length === 0) return 'Reply {code} to acknowledge.';
-  if (pass.length === 0) return 'Reply {ack}{code} to acknowledge.';
-  return 'Reply {ack}{code} to acknowledge, {pass}{code} to pass on.';
+  if (pass.length === 0) return 'Reply {ack}{code}=ok';
+  return 'Reply {ack}{code}=ok {pass}{code}=busy';
 }
 
 export const AUTOMATIC = {
   passed: 'Passed on, no reply from {from}:',
+  passedBy: 'Passed on by {from}:',
   tell: 'Answered by {from}: {question}',
   cancel: 'Cancelled: {question}',
 } as const;
@@ -34,6 +40,7 @@ export function resolveTexts(t: TextSettings, ack: readonly string[], pass: read
   return {
     hint: given(t.hint) ?? automaticHint(ack, pass),
     passed: given(t.passed) ?? AUTOMATIC.passed,
+    passedBy: given(t.passedBy) ?? AUTOMATIC.passedBy,
     tell: given(t.tell) ?? AUTOMATIC.tell,
     cancel: given(t.cancel) ?? AUTOMATIC.cancel,
   };
@@ -56,11 +63,21 @@ function values(q: Question, extra: Record<string, string> = {}): Record<string,
   };
 }
 
-/** The SMS of a step: the question and the hint; from the second step on, "passed on" first. */
-export function stepText(q: Question, step: number, previous: string | undefined): string {
-  const v = values(q, { step: String(step + 1), from: previous ?? '' });
+/** Why a step after the first is asked: the wait for `from` ended, or `from` passed it on by a reply. */
+export interface StepReason {
+  why: 'wait' | 'pass';
+  from: string;
+}
+
+/** The SMS of a step: the question and the hint; from the second step on, why it comes first. */
+export function stepText(q: Question, step: number, reason: StepReason | undefined): string {
+  const v = values(q, { step: String(step + 1), from: reason?.from ?? '' });
   const body = `${q.question}\n${fill(q.settings.texts.hint, v)}`;
-  return step === 0 ? body : `${fill(q.settings.texts.passed, v)} ${body}`;
+  if (step === 0) return body;
+  // A question kept by a version without the "passed on by" text: the automatic one.
+  const lead =
+    reason?.why === 'pass' ? (q.settings.texts.passedBy ?? AUTOMATIC.passedBy) : q.settings.texts.passed;
+  return `${fill(lead, v)} ${body}`;
 }
 
 export function tellText(q: Question, from: string, answer: string): string {

@@ -82,7 +82,7 @@ export function onInput(RED: NodeAPI, node: Node, output: NodeOutput, handler: I
       return failed(RED._(sharedKey('status.authFailed'), { status: health.authFailed }));
     if (health?.redisDown !== undefined)
       return failed(RED._(sharedKey('status.redisDown'), { message: health.redisDown.split('\n')[0] }));
-    // A send node whose outbox cannot store messages: its sends are refused until it can (issue 19 §5).
+    // A send node whose outbox cannot store messages: its sends are refused until it can.
     if (health?.outboxDown !== undefined && host?.sendsThroughOutbox(node.id))
       return failed(RED._(sharedKey('status.outboxDown'), { message: health.outboxDown }));
     if (lastWasAuth && host) {

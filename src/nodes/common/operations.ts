@@ -139,7 +139,7 @@ export function blankValue(p: ParamDef): unknown {
 /** Converts loosely typed flow values into what the catalogue says the parameter is. */
 export function coerceParam(param: ParamDef, value: unknown): unknown {
   if (value === undefined) return undefined;
-  // A text or data no SMS can carry, before it is converted (bytes decoded) or read (issue 19 §6).
+  // A text or data no SMS can carry, before it is converted (bytes decoded) or read.
   const tooLarge = CONTENT_PARAMS.includes(param.name) ? overContentCap(param.name, value) : undefined;
   if (tooLarge !== undefined) throw new GatewayError('VALIDATION', tooLarge, { ambiguous: false });
   if (value === null) return isDate(param) ? null : undefined;

@@ -178,7 +178,7 @@ export class ReliabilityHost {
   /**
    * The outbox of a send; undefined when it is off. One that is on but could not be opened is tried again now
    * (each send checks, not only the start): while it still cannot be opened the send is refused with CONFIG
-   * naming the directory, never sent without it (issue 19 §5).
+   * naming the directory, never sent without it.
    */
   async outbox(): Promise<Outbox | undefined> {
     const box = await this.outboxReady;

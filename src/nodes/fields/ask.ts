@@ -46,8 +46,10 @@ export const ASK_FIELDS: FieldTable = {
     blank: 'default',
   },
   rounds: { kind: 'number', label: `${L}.rounds`, value: 1, whole: true, min: 1, max: 100, blank: 'default' },
-  ack: { kind: 'text', label: `${L}.ack`, value: '', blank: 'anyReply' },
-  pass: { kind: 'text', label: `${L}.pass`, value: '', format: 'passAnswers', blank: 'none' },
+  // Words of letters and digits (the reply grammar, ask/grammar.ts); a new node gets English and German ones. A
+  // flow saved with them blank keeps "any reply acknowledges", one saved with its own words keeps those.
+  ack: { kind: 'text', label: `${L}.ack`, value: '1, ok, ja', format: 'answerWords', blank: 'anyReply' },
+  pass: { kind: 'text', label: `${L}.pass`, value: '2, busy, besetzt', format: 'passAnswers', blank: 'none' },
   tell: {
     kind: 'choice',
     label: `${L}.tell`,
@@ -75,6 +77,7 @@ export const ASK_FIELDS: FieldTable = {
   caption: CAPTION,
   hint: { kind: 'text', label: `${L}.hint`, value: '', blank: 'auto' },
   passedText: { kind: 'text', label: `${L}.passedText`, value: '', blank: 'auto' },
+  passedByText: { kind: 'text', label: `${L}.passedByText`, value: '', blank: 'auto' },
   tellText: { kind: 'text', label: `${L}.tellText`, value: '', blank: 'auto' },
   cancelText: { kind: 'text', label: `${L}.cancelText`, value: '', blank: 'auto' },
   interval: {

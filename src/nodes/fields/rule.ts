@@ -68,6 +68,7 @@ export type TextFormat =
   | 'callPath'
   | 'callName'
   | 'separator'
+  | 'answerWords'
   | 'passAnswers'
   | 'date'
   | 'udhData'
@@ -234,12 +235,15 @@ const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^@/]*:[^@/]*@/i;
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-/** A list of words as the ask node reads its answers ("1, ok; yes"): lower case, no blanks. */
+/** A list of words as the ask node reads its answers ("1, ok; yes"): NFKC, lower case, no blanks. */
 export const answerWords = (text: unknown): string[] =>
   String(text ?? '')
+    .normalize('NFKC')
     .split(/[,;\s]+/)
     .map((s) => s.trim().toLowerCase())
     .filter((s) => s !== '');
+
+const readableWord = (w: string): boolean => /^[\p{L}\p{N}]+$/u.test(w);
 
 /**
  * The opt-out keywords of a gateway configuration (its Opt-out tab): the reply that is exactly one of these words
@@ -330,10 +334,14 @@ function judgeText(field: Field, v: unknown, ctx: JudgeContext): Verdict {
       return /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(t) ? ok(t) : no('must');
     case 'separator':
       return /[\r\n;]/.test(t) ? no('must') : ok(t);
+    // Answer words are letters and digits only: the reply grammar reads nothing else as a word.
+    case 'answerWords':
+      return answerWords(t).every(readableWord) ? ok(t) : no('must');
     case 'passAnswers': {
       const ack = answerWords(ctx.sibling('ack'));
       const pass = answerWords(t);
-      if (ack.length === 0 || pass.some((p) => ack.includes(p))) return no('must');
+      if (ack.length === 0 || !pass.every(readableWord) || pass.some((p) => ack.includes(p)))
+        return no('must');
       return ok(t);
     }
     case 'udhData':

@@ -9,6 +9,8 @@ export const INBOUND_FIELDS: FieldTable = {
   inputs: INPUTS,
   store: store('smsgw-inbound'),
   dropReports: { kind: 'flag', label: 'smsgw-inbound.label.dropReports', value: false, blank: 'default' },
+  // Replies an ask node took (they answered one of its questions) are left out unless this is ticked.
+  alsoReplies: { kind: 'flag', label: 'smsgw-inbound.label.alsoReplies', value: false, blank: 'default' },
   // Saved by earlier versions (false = drop flagged records); read only while dropReports is not set.
   includeReports: { kind: 'internal', label: 'smsgw-inbound.label.dropReports', value: undefined },
 };

@@ -1,6 +1,6 @@
 /**
  * Reading a queue the gateway empties as it answers (QueryReceivedNewSMS, GetNewRecivedSMS2, QueryNewHLRJobs), and
- * getting back what an answer that was lost held (issue 23 §3). Such a read marks its records collected when the
+ * getting back what an answer that was lost held. Such a read marks its records collected when the
  * gateway answers: if the answer never arrives (a timeout, a reset, a cut answer), nothing can read them again
  * from the queue. The service offers reads that do not collect (messages since a date, the HLR results of a job):
  * after a read whose answer may have been lost, the records since shortly before the newest one collected are read
@@ -48,7 +48,7 @@ export interface CollectingQueue<R> {
 }
 
 export interface RecoveryOptions {
-  /** false: an answer lost stays lost (as before issue 23), with a warning. */
+  /** false: an answer lost stays lost (as in earlier versions), with a warning. */
   enabled: boolean;
   /** A recovery reads from this long before the newest record collected (or before now, when none was). */
   windowMs: number;

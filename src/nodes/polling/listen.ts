@@ -20,7 +20,7 @@ import type { ListenerHandle, ReaderEvent, RecordMarks } from './queue-reader';
 import { ownsReaders } from './reader-host';
 import { SeenIds } from './seen-ids';
 
-/** What a listening trigger keeps: the keys it handed on; `pending` only as left by versions before issue 20. */
+/** What a listening trigger keeps: the keys it handed on; `pending` only as left by earlier versions (before one reader per configuration). */
 interface ListenerState {
   seen?: string[];
   pending?: unknown[];
@@ -30,10 +30,10 @@ export interface ListenOptions<R> {
   /** HLR results: records per read (0 = all). */
   limit?: number;
   /**
-   * The msg for a record not handed on before (none: left out), or the error path for one it cannot use. `marks`:
-   * what the reader's first takers said of the record (the opt-out list: `{ optOut: 'added' }`).
+   * The msg for a record not handed on before (none: left out), or the error path for one it cannot use.
+   * `marks`: what the reader's first takers (the ask hub, the opt-out list) marked on it, if anything.
    */
-  toMessage(record: R, marks?: RecordMarks): { msg?: NodeMessage; unusable?: Unusable };
+  toMessage(record: R, marks: RecordMarks | undefined): { msg?: NodeMessage; unusable?: Unusable };
 }
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -124,15 +124,13 @@ export function listenTo<R>(
   const take = async (
     records: readonly R[],
     signal: AbortSignal,
-    marks: readonly (RecordMarks | undefined)[] = [],
+    marks: readonly (RecordMarks | undefined)[],
   ): Promise<void> => {
     if (closed) throw new Error('the node is stopping');
     await flushLeftOver();
     let done = 0;
-    let at = -1;
     // EMIT_BATCH records per turn of the event loop (emit.ts says why); between two, a stopping flow ends it.
-    for (const record of records) {
-      at += 1;
+    for (const [i, record] of records.entries()) {
       if (done > 0 && done % EMIT_BATCH === 0) {
         await turn();
         if (stopping(signal)) {
@@ -152,7 +150,7 @@ export function listenTo<R>(
       const key = kind.key(record);
       if (seen.has(key)) continue;
       seen.add(key);
-      const out = options.toMessage(record, marks[at]);
+      const out = options.toMessage(record, marks[i]);
       if (out.msg) {
         node.send(out.msg);
         emitted += 1;

@@ -1,6 +1,6 @@
 /**
- * One reader per config node of a queue the gateway empties as it answers (new inbound messages, new HLR results;
- * issue 20 §1), and its listeners. Reading such a queue is destructive, so there can be only one reader per gateway
+ * One reader per config node of a queue the gateway empties as it answers (new inbound messages, new HLR results),
+ * and its listeners. Reading such a queue is destructive, so there can be only one reader per gateway
  * configuration; like the core mqtt-broker config node, which owns one connection and hands each message to every
  * subscriber, the config node owns the reader and hands each record to every listener (docs/architecture.md,
  * "Listeners of a gateway's queues"). It polls while at least one listener is registered, at the shortest interval

@@ -9,7 +9,7 @@
  * redeploy resumes tracking.
  *
  * A report can be read before its job is tracked: the job of a send whose answer was lost is found by its
- * reference seconds or minutes later (issue 23 §1), and any send's report may come before its answer. While a
+ * reference seconds or minutes later, and any send's report may come before its answer. While a
  * send that will be tracked is under way (`expect()`), reports of no tracked job are kept (in memory, bounded)
  * and given to the job when it is tracked; once no such send is under way they are dropped.
  * Nothing here imports Node-RED: the config node owns one tracker, send nodes subscribe by their node id.

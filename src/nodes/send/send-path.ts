@@ -34,7 +34,7 @@ export function sentFields(sent: SendDone): Record<string, unknown> {
  */
 export function messageText(value: unknown, operation: string): string {
   if (value === undefined || value === null) return '';
-  // Before the bytes are decoded or anything reads the text (issue 19 §6).
+  // Before the bytes are decoded or anything reads the text.
   const tooLarge = overContentCap('the message text', value);
   if (tooLarge !== undefined) {
     throw new GatewayError('VALIDATION', tooLarge, { operation, ambiguous: false });

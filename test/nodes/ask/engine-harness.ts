@@ -1,6 +1,6 @@
 /**
  * The ask engine with a hand-driven clock, a recording sender and a store in memory (or a state file): the
- * rules of issue 20 §2 tested without Node-RED and without waiting.
+ * rules of the ask node tested without Node-RED and without waiting.
  */
 import { AskEngine, type Authority, type Clock, type EngineDeps } from '../../../src/nodes/ask/engine';
 import { numberKey } from '../../../src/nodes/ask/numbers';

@@ -13,7 +13,7 @@ const reply = (from: string, text: string, jobId?: number, key = `r${Math.random
   ...(jobId !== undefined ? { jobId } : {}),
 });
 
-describe('ask engine (issue 20 §2)', () => {
+describe('ask engine', () => {
   it('asks the first number with the code, and a reply "1" from it answers: output 1 once, nobody else asked', async () => {
     const h = harness();
     await h.engine.start();
@@ -23,7 +23,7 @@ describe('ask engine (issue 20 §2)', () => {
     assert.equal(h.sender.calls.length, 1);
     const first = h.sender.calls[0]!.sms;
     assert.equal(first.to, A);
-    assert.equal(first.text, 'Freezer too warm: -9 C\nReply 1a to acknowledge, 2a to pass on.');
+    assert.equal(first.text, 'Freezer too warm: -9 C\nReply 1a=ok 2a=busy');
     await h.clock.advance(2000);
     await h.engine.take([reply('491701110001', '1', 1001)]);
     await h.clock.advance(20_000);
@@ -45,7 +45,7 @@ describe('ask engine (issue 20 §2)', () => {
     assert.equal(h.sender.asks(B).length, 1);
     assert.equal(
       h.sender.asks(B)[0]!.sms.text,
-      `Passed on, no reply from ${A}: Freezer too warm: -9 C\nReply 1a to acknowledge, 2a to pass on.`,
+      `Passed on, no reply from ${A}: Freezer too warm: -9 C\nReply 1a=ok 2a=busy`,
     );
     assert.equal(h.out.got.length, 0);
     await h.clock.advance(5000);
@@ -151,6 +151,77 @@ describe('ask engine (issue 20 §2)', () => {
     assert.equal(h.out.got.length, 1);
     assert.equal(h.out.got[0]!.q.id, any.id);
     assert.equal(h.out.got[0]!.q.result!.answer, 'b ok, I go');
+  });
+
+  it('marks the replies that answered a question (acknowledged, passed on) for the inbound triggers, the others not', async () => {
+    const h = harness();
+    await h.engine.start();
+    const q = question(h.clock);
+    await h.engine.ask(q);
+    await flush();
+    const marks = await h.engine.take([
+      reply(STRANGER, '1'),
+      reply(A, 'what?'),
+      reply(A, '2', undefined, 'pass-key'),
+    ]);
+    const claim = (action: string) => ({
+      claimedBy: 'smsgw-ask',
+      question: 'a',
+      askId: q.id,
+      askNode: q.node,
+      action,
+    });
+    assert.deepEqual(marks, [undefined, undefined, claim('pass')]);
+    await flush();
+    assert.equal(h.sender.asks(B).length, 1, 'passed on');
+    const ack = reply(B, '1a', undefined, 'ack-key');
+    assert.deepEqual(await h.engine.take([ack]), [claim('ack')]);
+    await flush();
+    assert.equal(h.out.got.length, 1);
+    // Offered again (the reader could not note the take): applied once, marked as the first time.
+    assert.deepEqual(await h.engine.take([ack, reply(A, '1')]), [claim('ack'), undefined]);
+    await flush();
+    assert.equal(h.out.got.length, 1);
+  });
+
+  it('the reply grammar: "2" passes on ("Passed on by"), "ok b" names a question, "1*" acknowledges all of them', async () => {
+    const h = harness();
+    await h.engine.start();
+    const words = { ack: ['1', 'ok', 'ja'], pass: ['2', 'busy', 'besetzt'] };
+    const q1 = question(h.clock, { settings: words });
+    await h.engine.ask(q1);
+    await flush();
+    assert.equal(h.sender.last().sms.text, 'Freezer too warm: -9 C\nReply 1a=ok 2a=busy');
+    await h.engine.take([reply(A, 'busy, sorry')]);
+    await flush();
+    assert.equal(
+      h.sender.asks(B)[0]!.sms.text,
+      `Passed on by ${A}: Freezer too warm: -9 C\nReply 1a=ok 2a=busy`,
+    );
+    const q2 = question(h.clock, { numbers: [B], question: 'Pump stopped', settings: words });
+    const q3 = question(h.clock, { numbers: [B], question: 'Door open', settings: words });
+    await h.engine.ask(q2);
+    await h.engine.ask(q3);
+    await flush();
+    // Three open for B: "ok b" answers the second one only.
+    await h.engine.take([reply(B, 'ok b')]);
+    await flush();
+    assert.deepEqual(
+      h.out.got.map((g) => g.q.id),
+      [q2.id],
+    );
+    const marks = await h.engine.take([reply(B, '1*')]);
+    await flush();
+    assert.deepEqual(
+      h.out.got.map((g) => [g.q.id, g.q.result!.answer, g.q.result!.from]),
+      [
+        [q2.id, 'ok', B],
+        [q1.id, '1', B],
+        [q3.id, '1', B],
+      ],
+    );
+    assert.equal(marks[0]!.question, 'a c');
+    assert.equal(h.engine.open().length, 0);
   });
 
   it('rounds: the list again from the top; a tell to everyone but the one who answered', async () => {

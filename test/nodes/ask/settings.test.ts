@@ -1,6 +1,6 @@
 /**
  * The ask node's settings as a flow written by hand (or imported without them) gives them: the dialog's defaults
- * (issue 20 §2: 5 minutes per step, one round, any reply acknowledges, nobody told), and the refusals at deploy.
+ * (5 minutes per step, one round, any reply acknowledges, nobody told), and the refusals at deploy.
  */
 import assert from 'node:assert/strict';
 import { nodeSettings } from '../../../src/nodes/smsgw-ask';
@@ -16,7 +16,7 @@ const def = (fields: Record<string, unknown> = {}) =>
     ...fields,
   }) as Parameters<typeof nodeSettings>[0];
 
-describe('smsgw-ask settings (issue 20 §2)', () => {
+describe('smsgw-ask settings', () => {
   it('a node without its fields: 5 minutes per step, one round, any reply acknowledges, nobody told', () => {
     const s = nodeSettings(def());
     assert.equal(s.waitMs, 5 * 60_000);
@@ -41,7 +41,7 @@ describe('smsgw-ask settings (issue 20 §2)', () => {
 
   it('refuses at deploy, every refused field in one error: overlapping or lone pass-on answers, a bad wait or rounds', () => {
     const pass =
-      'Pass on: words other than those of Acknowledge, which must not be blank then, or blank (none)';
+      'Pass on: words of letters and digits other than those of Acknowledge, which must not be blank then, or blank (none)';
     assert.throws(
       () => nodeSettings(def({ ack: '1, 2', pass: '2' })),
       (e: Error) => e.message.includes(pass),
@@ -49,6 +49,14 @@ describe('smsgw-ask settings (issue 20 §2)', () => {
     assert.throws(
       () => nodeSettings(def({ pass: '2' })),
       (e: Error) => e.message.includes(pass),
+    );
+    // The reply grammar reads words of letters and digits only: "ok!" or "2-x" could never be replied.
+    assert.throws(
+      () => nodeSettings(def({ ack: '1, ok!', pass: '2-x' })),
+      (e: Error) =>
+        e.message.includes(
+          'Acknowledge: words of letters and digits, separated by commas or spaces, or blank (any reply acknowledges)',
+        ) && e.message.includes(pass),
     );
     assert.throws(
       () => nodeSettings(def({ wait: 'soon' })),
