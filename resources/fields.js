@@ -99,6 +99,7 @@ window.smsgwFields = window.smsgwFields || (function () {
         "use strict";
         Object.defineProperty(exports, "__esModule", { value: true });
         exports.CONFIG_FIELDS = void 0;
+        const rule_1 = require("./rule");
         const shared_1 = require("./shared");
         const L = 'smsgw-config.label';
         const COORDINATING = { field: 'coordinate', is: [true, 'true'], words: 'coordinating' };
@@ -115,6 +116,23 @@ window.smsgwFields = window.smsgwFields || (function () {
             blank: 'default',
             zero: 'noLimit',
             when: PACING,
+        });
+        const OPTING_OUT = { field: 'optOut', is: [true, 'true'], words: 'optOut' };
+        const words = (name, format) => ({
+            kind: 'text',
+            label: `${L}.${name}`,
+            value: '',
+            format,
+            blank: 'default',
+            default: rule_1.OPT_OUT_WORDS[name],
+            when: OPTING_OUT,
+        });
+        const answer = (name) => ({
+            kind: 'text',
+            label: `${L}.${name}`,
+            value: '',
+            blank: 'auto',
+            when: OPTING_OUT,
         });
         const cap = (name) => ({
             kind: 'number',
@@ -362,6 +380,44 @@ window.smsgwFields = window.smsgwFields || (function () {
                 value: 'refuse',
                 options: ['refuse', 'hold'],
                 blank: 'default',
+            },
+            optOut: { kind: 'flag', label: `${L}.optOut`, value: false, blank: 'default' },
+            optOutKeywords: {
+                kind: 'flag',
+                label: `${L}.optOutKeywords`,
+                value: true,
+                blank: 'default',
+                when: OPTING_OUT,
+            },
+            optOutInterval: {
+                kind: 'number',
+                label: `${L}.optOutInterval`,
+                value: 60,
+                min: 1,
+                unit: 'seconds',
+                timer: 1000,
+                blank: 'default',
+                when: OPTING_OUT,
+            },
+            optOutStop: words('optOutStop', 'stopWords'),
+            optOutStart: words('optOutStart', 'startWords'),
+            optOutHelp: words('optOutHelp', 'helpWords'),
+            optOutAnswer: {
+                kind: 'flag',
+                label: `${L}.optOutAnswer`,
+                value: false,
+                blank: 'default',
+                when: OPTING_OUT,
+            },
+            optOutStopText: answer('optOutStopText'),
+            optOutStartText: answer('optOutStartText'),
+            optOutHelpText: answer('optOutHelpText'),
+            optOutSender: {
+                kind: 'text',
+                label: `${L}.optOutSender`,
+                value: '',
+                blank: 'gatewayDefault',
+                when: OPTING_OUT,
             },
         };
     },
@@ -702,7 +758,7 @@ window.smsgwFields = window.smsgwFields || (function () {
     "./rule": function (exports, require) {
         "use strict";
         Object.defineProperty(exports, "__esModule", { value: true });
-        exports.COUNTRY_CODES = exports.qualified = exports.MODULE = exports.errorCodes = exports.FAILURE_CODES = exports.answerWords = exports.TIMER_MAX_MS = void 0;
+        exports.COUNTRY_CODES = exports.qualified = exports.MODULE = exports.keywordList = exports.KEYWORD_MAX = exports.OPT_OUT_WORDS = exports.errorCodes = exports.FAILURE_CODES = exports.answerWords = exports.TIMER_MAX_MS = void 0;
         exports.envReference = envReference;
         exports.rangeOf = rangeOf;
         exports.udhEncoding = udhEncoding;
@@ -796,6 +852,34 @@ window.smsgwFields = window.smsgwFields || (function () {
             .map((s) => s.trim().toUpperCase())
             .filter((s) => s !== '');
         exports.errorCodes = errorCodes;
+        exports.OPT_OUT_WORDS = {
+            optOutStop: 'STOP, STOPP, ABMELDEN, UNSUBSCRIBE, END, QUIT, CANCEL',
+            optOutStart: 'START, UNSTOP, ANMELDEN',
+            optOutHelp: 'HELP, HILFE',
+        };
+        const WORD_FIELDS = {
+            stopWords: 'optOutStop',
+            startWords: 'optOutStart',
+            helpWords: 'optOutHelp',
+        };
+        exports.KEYWORD_MAX = 32;
+        const KEYWORDS_MAX = 50;
+        const keywordList = (text) => {
+            const out = [];
+            for (const w of String(text !== null && text !== void 0 ? text : '').split(/[,;\s]+/)) {
+                const word = w.normalize('NFKC').toLowerCase();
+                if (word !== '' && !out.includes(word))
+                    out.push(word);
+            }
+            return out;
+        };
+        exports.keywordList = keywordList;
+        function keywordsOf(text) {
+            const words = (0, exports.keywordList)(text);
+            if (words.length > KEYWORDS_MAX)
+                return undefined;
+            return words.every((w) => w.length <= exports.KEYWORD_MAX && /[\p{L}\p{N}]/u.test(w)) ? words : undefined;
+        }
         function udhEncoding(text, format) {
             const t = text.replace(/\s+/g, '');
             const hex = HEX.test(t);
@@ -871,6 +955,23 @@ window.smsgwFields = window.smsgwFields || (function () {
                 }
                 case 'udhData':
                     return udhEncoding(t, ctx.sibling('dataFormat')) === undefined ? no('must') : ok(t);
+                case 'stopWords':
+                case 'startWords':
+                case 'helpWords': {
+                    const own = WORD_FIELDS[field.format];
+                    const words = keywordsOf(t);
+                    if (words === undefined || words.length === 0)
+                        return no('must');
+                    for (const other of Object.keys(exports.OPT_OUT_WORDS)) {
+                        if (other === own)
+                            continue;
+                        const v = ctx.sibling(other);
+                        const theirs = (0, exports.keywordList)(typeof v === 'string' && v.trim() !== '' ? v : exports.OPT_OUT_WORDS[other]);
+                        if (words.some((w) => theirs.includes(w)))
+                            return no('must');
+                    }
+                    return ok(words.join(', '));
+                }
                 default:
                     return ok(t);
             }

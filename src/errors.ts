@@ -21,7 +21,8 @@ export type GatewayErrorCode =
   | 'QUEUE_FULL' // flow control refused the message at once
   | 'BUDGET' // the spending guard refused (or held) a send: a limit of the config node is reached
   | 'QUIET_HOURS' // a send in the quiet hours that cannot be held (no outbox, or its recipients share no open time)
-  | 'PACED'; // a number's pacing limits have no room now and the configuration refuses rather than waits
+  | 'PACED' // a number's pacing limits have no room now and the configuration refuses rather than waits
+  | 'OPTED_OUT'; // a recipient is on the configuration's opt-out list (replied STOP): not sent to that number
 
 export interface GatewayErrorDetails {
   service?: ServiceName | undefined;

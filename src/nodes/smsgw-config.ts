@@ -13,7 +13,10 @@ import { ReliabilityHost } from './config/reliability-host';
 import { CoordinationHost, coordinationOf } from './config/coordination-host';
 import { GatewayError, isGatewayError } from '../errors';
 import type { SmsgwConfigNode } from './config/config-node';
-import type { Destination, ServiceKind, SmsgwConfigDef, SmsgwCredentials } from './config/types';
+import type { Destination, OptOutGate, ServiceKind, SmsgwConfigDef, SmsgwCredentials } from './config/types';
+import { OptOutHost, optOutListenerId, optOutSettings } from './optout/host';
+import { INBOUND } from './polling/queue-kinds';
+import { RedisOptOutList } from './optout/store-redis';
 import { accountErrorOf, destinationOf } from './config/account';
 import { nameUnnamed } from './config/config';
 import { userDirOf } from './common/user-dir';
@@ -31,6 +34,8 @@ interface ConfigInternals extends SmsgwConfigNode, ReaderOwner {
   client: GatewayClient | undefined;
   reliability: ReliabilityHost;
   coordination: CoordinationHost | undefined;
+  optOut: OptOutGate | undefined;
+  optOutHost: OptOutHost | undefined;
 }
 
 export default (RED: NodeAPI): void => {
@@ -43,7 +48,8 @@ export default (RED: NodeAPI): void => {
     nameUnnamed(RED, node);
     // Every field judged by its rule (src/nodes/fields/config.ts): a refused one is logged once here, each node
     // using this configuration shows it and fails every msg with it (the client and flow control are never built).
-    const accepted = deployFields(RED, node, 'smsgw-config', def) !== undefined;
+    const values = deployFields(RED, node, 'smsgw-config', def);
+    const accepted = values !== undefined;
     node.service = def.service === 'legacy' ? 'legacy' : 'gateway';
     node.accountError = accountErrorOf(def, node.credentials as SmsgwCredentials | undefined);
     node.destination = destinationOf(def);
@@ -99,7 +105,14 @@ export default (RED: NodeAPI): void => {
     // The one delivery-report poll shared by this config's tracking send nodes.
     attachDeliveryTracker(RED, node);
     // The one reader of new inbound messages (and of new HLR results) shared by the triggers listening to it.
-    attachQueueReaders(RED, node);
+    // The opt-out list's listener, switched off since it last ran, is forgotten: replies are not held for it.
+    const optOutOn = values?.optOut === true;
+    const keywordsOn = optOutOn && values.optOutKeywords !== false;
+    attachQueueReaders(RED, node, (type) =>
+      type === INBOUND.type && !keywordsOn ? [optOutListenerId(node.id)] : [],
+    );
+    // The opt-out list (Opt-out tab): checked by the send gate, fed by STOP / START / HELP replies.
+    if (optOutOn) startOptOut(node, def, values);
 
     node.on('close', (removed: boolean, done: () => void) => {
       // The outbox first (a send from it may be under way), then the client; within Node-RED's 15 s.
@@ -112,7 +125,10 @@ export default (RED: NodeAPI): void => {
       // The readers first: a read that collects gets its grace and its records are written down (the client and
       // Redis are still there for it). The Redis connection closes after the outbox (it releases its lease in
       // Redis through it).
-      const readers = node.closeReaders();
+      const optOut = node.optOutHost;
+      node.optOut = undefined;
+      node.optOutHost = undefined;
+      const readers = Promise.all([optOut?.close(removed), node.closeReaders()]);
       const reliability = readers.then(() => node.reliability.close(removed));
       void Promise.race([Promise.all([reliability, coordination?.close(reliability)]), waited])
         .catch((err: unknown) => node.warn(err instanceof Error ? err.message : String(err)))
@@ -121,6 +137,40 @@ export default (RED: NodeAPI): void => {
           closeClient(node, done);
         });
     });
+  }
+
+  function startOptOut(node: ConfigInternals, def: SmsgwConfigDef, values: Record<string, unknown>): void {
+    const link = node.coordination?.link;
+    if (node.coordination && !link) {
+      // Coordination refused its own settings (it said so): no list can be shared, so nothing is sent.
+      const error = new GatewayError('CONFIG', 'the opt-out list cannot be shared: Redis is not set up');
+      node.optOut = {
+        refused: () => Promise.reject(error),
+        skippedAtSend: () => undefined,
+        snapshot: () => Promise.reject(error),
+        confirm: () => Promise.reject(error),
+        exportCsv: () => Promise.reject(error),
+        importCsv: () => Promise.reject(error),
+      };
+      return;
+    }
+    // Coordinated: one list in Redis for every instance (a STOP read by one refuses the number on all).
+    const shared =
+      link && node.coordination
+        ? new RedisOptOutList(link, node.coordination.key('optout'), {
+            onOdd: (count) => node.warn(RED._(sharedKey('optOut.odd'), { count })),
+          })
+        : undefined;
+    if (shared && node.coordination?.keySpace) {
+      const onLost = (why: string, since: number): void =>
+        void shared.markLost(why, since).catch(() => undefined);
+      node.coordination.keySpace.on('lost', onLost);
+      node.once('close', () => node.coordination?.keySpace?.off('lost', onLost));
+    }
+    const host = new OptOutHost(RED, node, def, optOutSettings(values), shared);
+    node.optOutHost = host;
+    node.optOut = host;
+    node.reliability.attemptCheck = (entry) => host.checkAttempt(entry);
   }
 
   /** "Coordinate instances through Redis": nothing is built (nor the client library loaded) when it is off. */

@@ -114,6 +114,8 @@ export default (RED: NodeAPI): void => {
             report,
             sms: r,
             ...(claim ? { ask: claim } : {}),
+            // The opt-out list took this reply as a keyword: "added" (STOP), "removed" (START), "help".
+            ...(typeof marks?.optOut === 'string' ? { optOut: marks.optOut } : {}),
           } as NodeMessage,
         };
       },

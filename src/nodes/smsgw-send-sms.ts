@@ -94,7 +94,10 @@ export default (RED: NodeAPI): void => {
         try {
           sent = await sendMessage(cfg, op, params, signal, ctx);
           outcome = sendOutcome(sent.value);
-          if (trackMs !== undefined) tracking?.track(msg, outcome, recipients, trackMs);
+          // The reports of the numbers it went to (not of those the opt-out list left out).
+          const sentTo =
+            sent.skipped.length > 0 ? recipients.filter((r) => !sent.skipped.includes(r)) : recipients;
+          if (trackMs !== undefined) tracking?.track(msg, outcome, sentTo, trackMs);
         } finally {
           release?.();
         }

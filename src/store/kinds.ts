@@ -22,6 +22,8 @@ export const STORE_KINDS = [
   'budget',
   /** The pacing per number: what each number was sent and reserved within the longest window. */
   'pacing',
+  /** A configuration's opt-out list: the numbers that replied STOP, the log of its changes. */
+  'optout',
   /** The epoch of a configuration's Redis key space this instance last saw (coordination). */
   'keyspace',
   /** A trigger's state in a Node-RED context store the user named instead of a file. */

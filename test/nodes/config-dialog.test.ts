@@ -42,10 +42,10 @@ function helpSections(lang: string): [string, string][] {
 }
 
 describe('nodes: smsgw-config dialog and help', () => {
-  it('the dialog has the tabs Connection, Security, Delivery, Messages and Budget', () => {
+  it('the dialog has the tabs Connection, Security, Delivery, Messages, Budget and Opt-out', () => {
     assert.deepEqual(
       dialogTabs().map(([id]) => id),
-      ['connection', 'security', 'delivery', 'messages', 'budget'],
+      ['connection', 'security', 'delivery', 'messages', 'budget', 'optout'],
     );
     assert.match(template, /RED\.tabs\.create\(/);
   });

@@ -125,6 +125,7 @@ describe('nodes: the field declarations', () => {
     assert.deepEqual(timers.sort(), [
       'smsgw-ask.interval',
       'smsgw-ask.wait',
+      'smsgw-config.optOutInterval',
       'smsgw-config.redisLease',
       'smsgw-config.timeout',
       'smsgw-dlr.interval',

@@ -17,6 +17,7 @@ import { FileAskStore } from '../../src/nodes/ask/store';
 import { LocalSources, type HeartbeatFile } from '../../src/nodes/heartbeat/sources-local';
 import { ReportStatuses } from '../../src/nodes/polling/report-status';
 import { DeliveryTracker } from '../../src/nodes/send/delivery-tracker';
+import { FileOptOutList } from '../../src/nodes/optout/store-file';
 import { GatewayError } from '../../src/errors';
 import { Budget } from '../../src/reliability/budget';
 import { FileLedger } from '../../src/reliability/budget-file';
@@ -680,6 +681,58 @@ const heartbeat: Driver = {
   },
 };
 
+/**
+ * The opt-out list: a change is a number put on the list (its act: the STOP acknowledged to the reader, which then
+ * drops the reply). A write that fails rejects (the reader offers the reply again). Damage marks the list lost
+ * (sends refused until a person confirms: test/nodes/optout.test.ts); changes are still taken meanwhile.
+ */
+const NUMBER_BASE = 4917000000000;
+const optout: Driver = {
+  kind: 'optout',
+  startWaits: true,
+  keepsLines: true,
+  file: (w) => path.join(w.dir, 'smsgw-state', 'optout.cfg.json'),
+  async start(world) {
+    let last: StoreProblem | undefined;
+    const list = new FileOptOutList(world.dir, 'cfg', {
+      timers: world.timers,
+      onDamage: damaged(world),
+      onProblem: (p) => {
+        told(world)(p, last?.file ?? '');
+        last = p;
+      },
+    });
+    await list.ready();
+    let killed = false;
+    return {
+      async change(i) {
+        try {
+          await list.change([{ key: String(NUMBER_BASE + i), out: true, source: 'reply' }]);
+        } catch {
+          return 'refused';
+        }
+        if (killed) return 'refused';
+        world.acts.push(i);
+        return 'done';
+      },
+      async recover() {
+        await flush();
+      },
+      known: () =>
+        Promise.resolve(
+          list.book
+            .entries()
+            .filter(([, e]) => e.out)
+            .map(([k]) => Number(k) - NUMBER_BASE),
+        ),
+      stop: () => list.close(),
+      kill() {
+        killed = true;
+      },
+    };
+  },
+};
+
 /** One driver per kind of STORE_KINDS (the suite fails for a kind without one). */
 export const DRIVERS: Partial<Record<StoreKind, Driver>> = {
   outbox,
@@ -691,6 +744,7 @@ export const DRIVERS: Partial<Record<StoreKind, Driver>> = {
   heartbeat,
   budget,
   pacing,
+  optout,
   keyspace: logged('keyspace', 'smsgw-redis.cfg'),
   context,
 };

@@ -143,6 +143,101 @@ export function registerAdminRoutes(RED: NodeAPI): void {
     },
   );
 
+  // The opt-out list of a deployed config node: how many numbers are on it, and a loss to confirm.
+  app.get(
+    '/smsgw-config/:id/optout',
+    RED.auth.needsPermission('smsgw-config.read'),
+    (req: Request, res: Response) => {
+      const list = configNode(RED, String(req.params.id))?.optOut;
+      if (!list) {
+        res.json({ enabled: false });
+        return;
+      }
+      void list.snapshot().then(
+        (r) => res.json(r),
+        (e: unknown) => res.status(500).json({ message: e instanceof Error ? e.message : String(e) }),
+      );
+    },
+  );
+
+  // After the list was lost (its file missing or damaged), a person confirms it: every send was refused until
+  // then. Logged with who confirmed; survives a restart (the list's file writes it down).
+  app.post(
+    '/smsgw-config/:id/optout/confirm',
+    RED.auth.needsPermission('smsgw-config.write'),
+    (req: Request, res: Response) => {
+      const list = configNode(RED, String(req.params.id))?.optOut;
+      if (!list) {
+        res
+          .status(404)
+          .json({ message: 'no opt-out list is on in this configuration (or it is not deployed)' });
+        return;
+      }
+      const user = (req as Request & { user?: { username?: unknown } }).user?.username;
+      const by = typeof user === 'string' && user !== '' ? `the editor (${user})` : 'the editor';
+      void list
+        .confirm(by)
+        .then(() => list.snapshot())
+        .then(
+          (r) => res.json(r),
+          (e: unknown) => res.status(500).json({ message: e instanceof Error ? e.message : String(e) }),
+        );
+    },
+  );
+
+  // The opt-out list as CSV (number,state,since,source): export with the right to read the configuration, import
+  // (all or nothing, the first bad line named) with the right to change it.
+  app.get(
+    '/smsgw-config/:id/optout/export',
+    RED.auth.needsPermission('smsgw-config.read'),
+    (req: Request, res: Response) => {
+      const id = String(req.params.id);
+      const list = configNode(RED, id)?.optOut;
+      if (!list) {
+        res
+          .status(404)
+          .json({ message: 'no opt-out list is on in this configuration (or it is not deployed)' });
+        return;
+      }
+      void list.exportCsv().then(
+        (csv) => {
+          res.set('Content-Type', 'text/csv; charset=utf-8');
+          res.set('Content-Disposition', `attachment; filename="optout-${id.replace(/[^\w.-]/g, '_')}.csv"`);
+          res.send(csv);
+        },
+        (e: unknown) => res.status(500).json({ message: e instanceof Error ? e.message : String(e) }),
+      );
+    },
+  );
+
+  app.post(
+    '/smsgw-config/:id/optout/import',
+    RED.auth.needsPermission('smsgw-config.write'),
+    (req: Request, res: Response) => {
+      const list = configNode(RED, String(req.params.id))?.optOut;
+      if (!list) {
+        res
+          .status(404)
+          .json({ message: 'no opt-out list is on in this configuration (or it is not deployed)' });
+        return;
+      }
+      const csv = objectOf(req.body).csv;
+      if (typeof csv !== 'string') {
+        res.status(400).json({ message: 'the body must be JSON { "csv": "<the file\'s text>" }' });
+        return;
+      }
+      const user = (req as Request & { user?: { username?: unknown } }).user?.username;
+      const by = typeof user === 'string' && user !== '' ? `import by ${user}` : 'import in the editor';
+      void list.importCsv(csv, by).then(
+        (rows) => res.json({ imported: rows }),
+        (e: unknown) => {
+          const err = toGatewayError(e);
+          res.status(err.code === 'VALIDATION' ? 400 : 500).json({ code: err.code, message: err.message });
+        },
+      );
+    },
+  );
+
   // Test connection sends a request with the dialog's values to any address: the right to deploy flows
   // (which can do as much) is needed besides the config node's own.
   app.post(

@@ -42,6 +42,11 @@ export interface InputContext {
   readonly topic: string | undefined;
   /** The message is held in the outbox until its time (quiet hours). */
   held(): void;
+  /**
+   * Some recipients were left out (the opt-out list refused them) and the others sent: the node outputs its
+   * result, then reports `error` (done(err), or node.error once the outbox had acknowledged the msg) and shows it.
+   */
+  partly(error: GatewayError): void;
 }
 
 export interface InputOptions {
@@ -153,7 +158,11 @@ export function onInput(
     const controller = spare.pop() ?? new AbortController();
     running.add(controller);
     show();
+    let partial: GatewayError | undefined;
     const ctx: InputContext = {
+      partly: (error) => {
+        partial = error;
+      },
       origin: node.id,
       priority: priority && (readOverride(msg, priority) as InputContext['priority']),
       accepted: () => {
@@ -190,14 +199,18 @@ export function onInput(
           held.delete(controller);
           const wasAccepted = accepted.delete(controller);
           if (!controller.signal.aborted && spare.length < SPARE_MAX) spare.push(controller);
-          lastStatus = result.status;
+          // Sent to some recipients only: the result's status says how many were left out, and why.
+          lastStatus = partial ? partlyStatus(RED, result.status, partial) : result.status;
           lastWasAuth = false;
           host?.report(undefined);
           show();
           if (!output.write(msg, result.payload))
             node.warn(RED._(sharedKey('errors.output'), { output: output.property }));
           send(result.more ? [msg, ...result.more] : msg);
-          if (!wasAccepted) done();
+          // After the output (the flow gets what was sent), a Catch node hears who was not sent to.
+          if (partial && wasAccepted) node.error(new NodeGatewayError(partial), msg);
+          else if (partial) done(new NodeGatewayError(partial));
+          else if (!wasAccepted) done();
         },
         (err: unknown) => {
           running.delete(controller);
@@ -263,4 +276,11 @@ async function cancelHeld(
     payload: { cancelled, topic },
     status: { fill: 'grey', shape: 'dot', text: RED._(sharedKey('status.cancelled'), { count: cancelled }) },
   };
+}
+
+/** A result's status with the recipients the opt-out list left out: "JobId 12 (1 opted out)", yellow. */
+function partlyStatus(RED: NodeAPI, status: NodeStatus, error: GatewayError): NodeStatus {
+  const detail = error.detail as { optedOut?: unknown[] } | undefined;
+  const count = Array.isArray(detail?.optedOut) ? detail.optedOut.length : 1;
+  return warn(RED._(sharedKey('status.partlyOptedOut'), { status: String(status.text ?? ''), count }));
 }

@@ -4,7 +4,7 @@ import type { GatewayClient } from '../../client';
 import type { GatewayError } from '../../errors';
 import type { CoordinationHost } from './coordination-host';
 import type { ReliabilityHost } from './reliability-host';
-import type { Destination, ServiceKind, SmsgwCredentials } from './types';
+import type { Destination, OptOutGate, ServiceKind, SmsgwCredentials } from './types';
 
 export interface SmsgwConfigNode extends Node<SmsgwCredentials> {
   readonly service: ServiceKind;
@@ -20,4 +20,6 @@ export interface SmsgwConfigNode extends Node<SmsgwCredentials> {
   readonly reliability?: ReliabilityHost;
   /** Set only when "Coordinate instances through Redis" is on. */
   readonly coordination?: CoordinationHost;
+  /** The opt-out list (Opt-out tab); set only while it is on. */
+  readonly optOut?: OptOutGate;
 }

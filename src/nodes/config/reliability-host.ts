@@ -484,7 +484,8 @@ export class ReliabilityHost {
       const guarded = this.guarded(clientSender(getClient()));
       const box = await Outbox.open({
         store: shared?.store ?? journal,
-        send: this.gatedSender(pace ? pacedSender(pace, guarded) : guarded, shared?.store),
+        // The opt-out list first (recipients that went on it while the entry waited are left out), then pacing.
+        send: this.gatedSender(this.checked(pace ? pacedSender(pace, guarded) : guarded), shared?.store),
         hold: isPacedHold,
         // A send held by the spending guard waits in the outbox until its window has room (its retryAt).
         keep: (err: unknown) => keepByDefault(err) || isBudgetHold(err),
@@ -591,6 +592,21 @@ export class ReliabilityHost {
   /** The sender behind the spending guard, when one is set. */
   private guarded(send: OutboxSender): OutboxSender {
     return this.budget ? this.budget.guardedSender(send) : send;
+  }
+
+  /**
+   * A check each attempt of an outbox entry runs before the spending guard: the opt-out list (set by the config
+   * node when it is on), which leaves out recipients that went on it while the message waited, or refuses the
+   * entry (OPTED_OUT) when none is left. Not for an attempt that looks an earlier one up first: that one may have
+   * gone out already, and the lookup settles it.
+   */
+  attemptCheck: ((entry: Readonly<OutboxEntry>) => Promise<Readonly<OutboxEntry>>) | undefined;
+
+  private checked(send: OutboxSender): OutboxSender {
+    return async (entry, options) => {
+      const check = this.attemptCheck;
+      return send(check && !options.lookupFirst ? await check(entry) : entry, options);
+    };
   }
 
   /** Takes over the entries of instances whose lease lapsed, every third of the lease time. */

@@ -72,6 +72,24 @@ export interface SmsgwConfigDef extends NodeDef {
   budgetReserve?: number | string;
   /** Over a limit: refuse with BUDGET (default) or hold in the outbox until the window has room. */
   budgetOver?: 'refuse' | 'hold';
+  /** Opt-out tab: keep an opt-out list every send is checked against (default off). */
+  optOut?: boolean | string;
+  /** Read STOP / START / HELP replies from the gateway's inbound messages (default on with the list). */
+  optOutKeywords?: boolean | string;
+  /** Seconds between reads of replies for the keywords (default 60). */
+  optOutInterval?: number | string;
+  /** The keyword lists (blank = the English and German defaults). */
+  optOutStop?: string;
+  optOutStart?: string;
+  optOutHelp?: string;
+  /** Answer a keyword with a text, at most one per number per day (default off). */
+  optOutAnswer?: boolean | string;
+  /** The answers (blank = the default text in the runtime's language). */
+  optOutStopText?: string;
+  optOutStartText?: string;
+  optOutHelpText?: string;
+  /** The sender of the answers (blank = the gateway's default). */
+  optOutSender?: string;
 }
 
 /**
@@ -89,6 +107,43 @@ export interface Destination {
 export interface TypedValue {
   value: string;
   type: string;
+}
+
+/** A recipient the opt-out list refuses: its position among the message's recipients, and how it is shown. */
+export interface RefusedRecipient {
+  index: number;
+  /** Masked ("+4917*****67"), for the log and the error's text. */
+  shown: string;
+}
+
+/** What the send gate needs of a configuration's opt-out list (src/nodes/optout/host.ts). */
+export interface OptOutGate {
+  /**
+   * The recipients on the list; rejects (CONFIG, or NETWORK under Redis) when the list cannot be used now: lost and
+   * not yet confirmed, or not read yet.
+   */
+  refused(recipients: readonly string[]): Promise<RefusedRecipient[]>;
+  /**
+   * Recipients an outbox attempt left out (they went on the list after the message was accepted), by the message's
+   * reference: told once, to the send that waits for it.
+   */
+  skippedAtSend(reference: string): string[] | undefined;
+  /** For the editor's Opt-out tab: how many numbers are on the list, and a loss to confirm. */
+  snapshot(): Promise<OptOutSnapshot>;
+  /** A person confirms a lost list as it is (the editor): sends go out again; false when it was not lost. */
+  confirm(by: string): Promise<boolean>;
+  /** The list as CSV (number,state,since,source: src/nodes/optout/csv.ts). */
+  exportCsv(): Promise<string>;
+  /** Reads a CSV file into the list, all or nothing (VALIDATION naming the first bad line); the rows taken. */
+  importCsv(text: string, by: string): Promise<number>;
+}
+
+export interface OptOutSnapshot {
+  enabled: true;
+  count: number;
+  shared: boolean;
+  lost?: { why: string; where: string; since: number };
+  problem?: string;
 }
 
 /** Messages our nodes read; every extra property passes through untouched. */

@@ -1,5 +1,5 @@
-/** The gateway configuration's fields (tabs Connection, Security, Delivery, Messages, Budget). */
-import type { Field, FieldTable } from './rule';
+/** The gateway configuration's fields (tabs Connection, Security, Delivery, Messages, Budget, Opt-out). */
+import { OPT_OUT_WORDS, type Field, type FieldTable } from './rule';
 import { NAME } from './shared';
 
 const L = 'smsgw-config.label';
@@ -19,6 +19,28 @@ const pace = (name: string, value: number): Field => ({
   blank: 'default',
   zero: 'noLimit',
   when: PACING,
+});
+
+const OPTING_OUT = { field: 'optOut', is: [true, 'true'], words: 'optOut' } as const;
+
+/** An opt-out keyword list: blank = the English and German defaults (OPT_OUT_WORDS). */
+const words = (name: keyof typeof OPT_OUT_WORDS, format: Field['format']): Field => ({
+  kind: 'text',
+  label: `${L}.${name}`,
+  value: '',
+  format,
+  blank: 'default',
+  default: OPT_OUT_WORDS[name],
+  when: OPTING_OUT,
+});
+
+/** The text answering a keyword: blank = the default text in the runtime's language. */
+const answer = (name: string): Field => ({
+  kind: 'text',
+  label: `${L}.${name}`,
+  value: '',
+  blank: 'auto',
+  when: OPTING_OUT,
 });
 
 /** Units counted by the spending guard: segments x recipients; blank = no limit, 0 = only the reserve. */
@@ -272,5 +294,44 @@ export const CONFIG_FIELDS: FieldTable = {
     value: 'refuse',
     options: ['refuse', 'hold'],
     blank: 'default',
+  },
+  // Opt-out: the list every send is checked against, the keywords read from replies, the answers.
+  optOut: { kind: 'flag', label: `${L}.optOut`, value: false, blank: 'default' },
+  optOutKeywords: {
+    kind: 'flag',
+    label: `${L}.optOutKeywords`,
+    value: true,
+    blank: 'default',
+    when: OPTING_OUT,
+  },
+  optOutInterval: {
+    kind: 'number',
+    label: `${L}.optOutInterval`,
+    value: 60,
+    min: 1,
+    unit: 'seconds',
+    timer: 1000,
+    blank: 'default',
+    when: OPTING_OUT,
+  },
+  optOutStop: words('optOutStop', 'stopWords'),
+  optOutStart: words('optOutStart', 'startWords'),
+  optOutHelp: words('optOutHelp', 'helpWords'),
+  optOutAnswer: {
+    kind: 'flag',
+    label: `${L}.optOutAnswer`,
+    value: false,
+    blank: 'default',
+    when: OPTING_OUT,
+  },
+  optOutStopText: answer('optOutStopText'),
+  optOutStartText: answer('optOutStartText'),
+  optOutHelpText: answer('optOutHelpText'),
+  optOutSender: {
+    kind: 'text',
+    label: `${L}.optOutSender`,
+    value: '',
+    blank: 'gatewayDefault',
+    when: OPTING_OUT,
   },
 };

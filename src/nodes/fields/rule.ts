@@ -78,6 +78,10 @@ export type TextFormat =
   | 'clock'
   | 'timeZone'
   | 'errorCodes'
+  /** The opt-out keyword lists: words none of which is in another of the three lists. */
+  | 'stopWords'
+  | 'startWords'
+  | 'helpWords'
   | 'text';
 
 export interface Field {
@@ -265,6 +269,48 @@ export const errorCodes = (text: unknown): string[] =>
     .filter((s) => s !== '');
 
 /**
+ * The opt-out keywords of a gateway configuration (its Opt-out tab): the reply that is exactly one of these words
+ * (src/nodes/optout/keywords.ts) adds the sender to the list (stop), takes it off (start) or asks for help. English
+ * and German by default; each list a setting of its own, blank: these.
+ */
+export const OPT_OUT_WORDS = {
+  optOutStop: 'STOP, STOPP, ABMELDEN, UNSUBSCRIBE, END, QUIT, CANCEL',
+  optOutStart: 'START, UNSTOP, ANMELDEN',
+  optOutHelp: 'HELP, HILFE',
+} as const;
+
+/** The format of each keyword list's field, and the field of each format. */
+const WORD_FIELDS: Readonly<Record<string, keyof typeof OPT_OUT_WORDS>> = {
+  stopWords: 'optOutStop',
+  startWords: 'optOutStart',
+  helpWords: 'optOutHelp',
+};
+
+/** Longest keyword (a reply longer than this is never one) and most words in one list. */
+export const KEYWORD_MAX = 32;
+const KEYWORDS_MAX = 50;
+
+/**
+ * A keyword list as a setting holds it ("STOP, Stopp; END"): each word case-folded (NFKC, lower case), no blanks,
+ * no repeats. Words are separated by commas, semicolons or white space.
+ */
+export const keywordList = (text: unknown): string[] => {
+  const out: string[] = [];
+  for (const w of String(text ?? '').split(/[,;\s]+/)) {
+    const word = w.normalize('NFKC').toLowerCase();
+    if (word !== '' && !out.includes(word)) out.push(word);
+  }
+  return out;
+};
+
+/** A keyword list's words, or undefined when one is no word a reply could be (too long, punctuation only). */
+function keywordsOf(text: string): string[] | undefined {
+  const words = keywordList(text);
+  if (words.length > KEYWORDS_MAX) return undefined;
+  return words.every((w) => w.length <= KEYWORD_MAX && /[\p{L}\p{N}]/u.test(w)) ? words : undefined;
+}
+
+/**
  * How the send UDH node reads a text (its data format auto, hex or base64): 'hex', 'base64', or undefined when the
  * text is neither (spaces left out).
  */
@@ -347,6 +393,21 @@ function judgeText(field: Field, v: unknown, ctx: JudgeContext): Verdict {
     }
     case 'udhData':
       return udhEncoding(t, ctx.sibling('dataFormat')) === undefined ? no('must') : ok(t);
+    case 'stopWords':
+    case 'startWords':
+    case 'helpWords': {
+      // One reply cannot both stop and start: no word may be in two lists (a blank one holds its defaults).
+      const own = WORD_FIELDS[field.format]!;
+      const words = keywordsOf(t);
+      if (words === undefined || words.length === 0) return no('must');
+      for (const other of Object.keys(OPT_OUT_WORDS) as (keyof typeof OPT_OUT_WORDS)[]) {
+        if (other === own) continue;
+        const v = ctx.sibling(other);
+        const theirs = keywordList(typeof v === 'string' && v.trim() !== '' ? v : OPT_OUT_WORDS[other]);
+        if (words.some((w) => theirs.includes(w))) return no('must');
+      }
+      return ok(words.join(', '));
+    }
     default:
       return ok(t);
   }

@@ -276,17 +276,32 @@ export class QueueReader<R> {
       close: async (removed) => {
         if (this.listeners.get(listener.id) === listener) this.listeners.delete(listener.id);
         this.retime();
-        if (!removed) return;
-        this.removed.add(listener.id);
-        await this.ready;
-        // Deleted: nothing is kept for it any more (its Redis keys stay until they are overwritten or expire).
-        delete this.state.listeners[listener.id];
-        if (this.state.owed?.[listener.id]) delete this.state.owed[listener.id];
-        if (this.state.firsts) this.state.firsts = this.state.firsts.filter((id) => id !== listener.id);
-        // Not saved now: the store tells it and saves it with the next write.
-        await this.save().catch(() => undefined);
+        if (removed) await this.forget(listener.id);
       },
     };
+  }
+
+  /**
+   * A listener that will not come back (deleted, or a first taker switched off in the configuration's settings):
+   * nothing is kept for it any more, and the others are not held back for it (its Redis keys stay until they are
+   * overwritten or expire). A listener registered under the id now is not touched.
+   */
+  async forget(id: string): Promise<void> {
+    if (this.listeners.has(id)) return;
+    this.removed.add(id);
+    await this.ready;
+    if (this.listeners.has(id)) return;
+    // Never registered here (the usual case): nothing to forget, nothing written.
+    const known =
+      id in this.state.listeners ||
+      this.state.owed?.[id] !== undefined ||
+      this.state.firsts?.includes(id) === true;
+    if (!known) return;
+    delete this.state.listeners[id];
+    if (this.state.owed?.[id]) delete this.state.owed[id];
+    if (this.state.firsts) this.state.firsts = this.state.firsts.filter((f) => f !== id);
+    // Not saved now: the store tells it and saves it with the next write.
+    await this.save().catch(() => undefined);
   }
 
   /** Stops polling (a read in flight gets READ_GRACE_MS) and writes the state. */

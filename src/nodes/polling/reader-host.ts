@@ -20,7 +20,15 @@ export function ownsReaders(config: unknown): config is ReaderOwner {
   return typeof (config as Partial<ReaderOwner> | null)?.queueReader === 'function';
 }
 
-export function attachQueueReaders(RED: NodeAPI, node: SmsgwConfigNode): void {
+/**
+ * `gone(type)`: ids of listeners of that queue that will not register again (a first taker the configuration's
+ * settings switched off): forgotten when the reader is built, so the others are not held back waiting for them.
+ */
+export function attachQueueReaders(
+  RED: NodeAPI,
+  node: SmsgwConfigNode,
+  gone: (type: string) => readonly string[] = () => [],
+): void {
   const readers = new Map<string, QueueReader<unknown>>();
   const owner = node as SmsgwConfigNode & ReaderOwner;
   owner.queueReader = <R>(kind: QueueKind<R>): QueueReader<R> => {
@@ -41,6 +49,7 @@ export function attachQueueReaders(RED: NodeAPI, node: SmsgwConfigNode): void {
         kind,
       );
       readers.set(kind.type, reader as QueueReader<unknown>);
+      for (const id of gone(kind.type)) void reader.forget(id);
     }
     return reader;
   };

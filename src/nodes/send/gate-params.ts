@@ -31,6 +31,37 @@ function collect(value: unknown, base64: boolean, depth: number, out: string[]):
 }
 
 /**
+ * The parameters without the recipients at `refused` (positions in recipientsOf's list): the opt-out check's
+ * refusal of some recipients of a message while the others are sent. The recipient parameter keeps its kind: a
+ * list stays a list (of the entries left), a text becomes the entries left separated by commas, SMSCR's bytes stay
+ * bytes and their base64 text stays base64. Everything else is the same object's.
+ */
+export function withoutRecipients(
+  params: Record<string, unknown>,
+  refused: ReadonlySet<number>,
+): Record<string, unknown> {
+  if (refused.size === 0) return params;
+  const name = params.Recipient !== undefined ? 'Recipient' : 'Recipients';
+  const first: string[] = [];
+  collect(params[name], false, 0, first);
+  const second: string[] = [];
+  collect(params.bRecipient, true, 0, second);
+  const keep = (list: string[], offset: number): string[] => list.filter((_, i) => !refused.has(i + offset));
+  const out = { ...params };
+  if (params[name] !== undefined) {
+    const left = keep(first, 0);
+    out[name] = Array.isArray(params[name]) ? left : left.join(',');
+  }
+  if (params.bRecipient !== undefined) {
+    const left = keep(second, first.length).join(',');
+    out.bRecipient = isBytes(params.bRecipient)
+      ? Buffer.from(left, 'utf8')
+      : Buffer.from(left, 'utf8').toString('base64');
+  }
+  return out;
+}
+
+/**
  * Parameters written for invoke() as the typed client takes them: a list written as its child elements
  * (`Recipient: { string: [...] }`, the SOAP form) becomes the list itself. Everything else is the same in both.
  */

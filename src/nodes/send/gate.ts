@@ -4,7 +4,8 @@
  * node, the ask node, the customer node and the any-operation node all send through it; nothing else calls such
  * an operation on the client (test/architecture/send-gate.test.ts). In order, for each message:
  *   1. bad input is refused (VALIDATION) before anything is counted, stored or sent;
- *   2. the opt-out check may refuse recipients (`optOutCheck`: no list yet, everyone passes);
+ *   2. the opt-out check refuses recipients on the configuration's opt-out list (opt-out.ts): the others are sent
+ *      (the node then reports OPTED_OUT after its output, `ctx.partly`), none left: OPTED_OUT, nothing counted;
  *   3. coordinated instances that share their rate limit through Redis refuse while Redis is away (no outbox);
  *   4. the spending guard reserves segments x recipients, or refuses (BUDGET);
  *   5. the durable outbox takes it when the config has it on (and sends it from there); inside the quiet hours
@@ -31,9 +32,9 @@ import {
   type ResolvedReferenceOptions,
 } from '../../reliability/reference';
 import type { SmsgwConfigNode } from '../config/config-node';
-import { optOutCheck } from './opt-out';
+import { optOutCheck, optedOutError } from './opt-out';
 import { paceKeys, type PaceHost } from '../config/pace-host';
-import { recipientsOf, typedParams } from './gate-params';
+import { recipientsOf, typedParams, withoutRecipients } from './gate-params';
 
 export interface SendDone {
   value: unknown;
@@ -44,6 +45,8 @@ export interface SendDone {
   recovered: boolean;
   /** The message was kept in the outbox and sent from there later. */
   outbox: boolean;
+  /** Recipients not sent to (on the opt-out list), as the flow wrote them; empty when all were sent. */
+  skipped: string[];
 }
 
 /** What a node tells the gate about its msg (the input wrapper's context). */
@@ -77,6 +80,16 @@ export interface SendContext {
   topic?: string | undefined;
   /** The message is held in the outbox until `until` (ms since epoch): the quiet hours. */
   held?(until: number): void;
+  /**
+   * Some recipients were on the opt-out list and left out; the others were sent. Called once the message went
+   * out, before the promise resolves: the node reports `error` (OPTED_OUT) after its output, for a Catch node.
+   */
+  partly?(error: GatewayError): void;
+  /**
+   * The opt-out list's own answer to a keyword (the STOP confirmation, a HELP answer): not checked against the
+   * list. Set by the list only, never from a msg.
+   */
+  exempt?: boolean;
 }
 
 const isRecovered = (value: unknown): boolean =>
@@ -101,6 +114,7 @@ export function sendDone(
   reference: string | undefined,
   options: ResolvedReferenceOptions | undefined,
   outbox: boolean,
+  skipped: string[] = [],
 ): SendDone {
   return {
     value,
@@ -108,6 +122,7 @@ export function sendDone(
     reference,
     recovered: isRecovered(value),
     outbox,
+    skipped,
   };
 }
 
@@ -115,6 +130,11 @@ export function sendDone(
 interface Admitted {
   budget: Budget | undefined;
   guard: Guard | undefined;
+  /** The parameters to send: without the recipients the opt-out list refused. */
+  params: Record<string, unknown>;
+  /** Those recipients, as the flow wrote them, and their refusal (reported after the send). */
+  skipped: string[];
+  refusal: GatewayError | undefined;
 }
 
 interface Guard {
@@ -123,15 +143,17 @@ interface Guard {
 
 /**
  * Steps 1 to 4 up to the reservation: the input checked (`validate`: the catalogue's rules for `op`), the
- * opt-out check, Redis' shared rate limit (unless the outbox keeps the message meanwhile), the guard's check.
+ * opt-out check (`whole`: a message that cannot be split, refused when any recipient is on the list), Redis'
+ * shared rate limit (unless the outbox keeps the message meanwhile), the guard's check.
  */
 async function admit(
   cfg: SmsgwConfigNode,
   op: OperationDef,
-  params: Record<string, unknown>,
+  given: Record<string, unknown>,
   ctx: SendContext,
   validate: boolean,
   outboxKeeps: boolean,
+  whole = false,
 ): Promise<Admitted> {
   if (op.costs !== true) {
     throw new GatewayError('CONFIG', `${op.name} costs nothing: it is not sent through the send gate`, {
@@ -141,15 +163,28 @@ async function admit(
   const host = cfg.reliability;
   if (host?.configError) throw host.configError;
   // Missing or bad values, a text too long for its type, recipients that are no phone number: nothing follows.
-  if (validate) cfg.getClient().checkParams(op.service, op.name, params);
-  await optOutCheck({ config: cfg, op, recipients: recipientsOf(params) });
+  if (validate) cfg.getClient().checkParams(op.service, op.name, given);
+  // Recipients on the opt-out list: left out (a person's STOP wins, critical or not); none left: refused.
+  let params = given;
+  let skipped: string[] = [];
+  let refusal: GatewayError | undefined;
+  if (!ctx.exempt) {
+    const recipients = recipientsOf(given);
+    const refused = await optOutCheck({ config: cfg, op, recipients });
+    if (refused.length > 0) {
+      refusal = optedOutError(op, refused, recipients);
+      if (whole || refused.length === recipients.length) throw refusal;
+      params = withoutRecipients(given, new Set(refused.map((r) => r.index)));
+      skipped = refused.map((r) => recipients[r.index]!);
+    }
+  }
   // Coordinated instances share one rate limit: while Redis is away a send waits in the outbox, or is refused.
   const blocked = outboxKeeps ? undefined : await host?.sendBlocked();
   if (blocked !== undefined) throw redisDownRefusal(blocked);
   // The spending guard: segments x recipients, refused (BUDGET) before anything is stored or sent.
   const budget = host?.budget ? await host.budget.budget() : undefined;
   const guard = budget ? budgetGuard(budget, op, params, ctx.priority) : undefined;
-  return { budget, guard };
+  return { budget, guard, params, skipped, refusal };
 }
 
 /**
@@ -161,16 +196,23 @@ async function admit(
 export async function sendMessage(
   cfg: SmsgwConfigNode,
   op: OperationDef,
-  params: Record<string, unknown>,
+  given: Record<string, unknown>,
   signal: AbortSignal,
   ctx: SendContext = {},
 ): Promise<SendDone> {
   const host = cfg.reliability;
   if (host?.configError) throw host.configError;
   const captionParam = captionParamOf(op);
-  const caption = captionParam ? params[captionParam] : undefined;
+  const caption = captionParam ? given[captionParam] : undefined;
   const box = captionParam && host ? await host.outbox() : undefined;
-  const { budget, guard } = await admit(cfg, op, params, ctx, true, box !== undefined);
+  const { budget, guard, params, skipped, refusal } = await admit(
+    cfg,
+    op,
+    given,
+    ctx,
+    true,
+    box !== undefined,
+  );
   // Per message only while quiet hours are set and apply: nothing is computed otherwise.
   const notBefore =
     ctx.quiet === true && host?.quiet && ctx.priority !== 'critical'
@@ -199,7 +241,11 @@ export async function sendMessage(
           ? { notBefore, topic: ctx.topic, ...(ctx.held ? { onHeld: ctx.held } : {}) }
           : {}),
       });
-      return sendDone(r.result, caption, r.reference, host.referenceOptions, r.kept);
+      // Recipients that went on the list while the message waited in the outbox were left out then.
+      const later = cfg.optOut?.skippedAtSend(r.reference) ?? [];
+      const left = [...skipped, ...later];
+      if (later.length > 0 || refusal) ctx.partly?.(later.length > 0 ? skippedLater(op, left) : refusal!);
+      return sendDone(r.result, caption, r.reference, host.referenceOptions, r.kept, left);
     } catch (e) {
       if (id !== undefined && !accepted) budget?.settle(id, 'notSent');
       throw e;
@@ -230,12 +276,14 @@ export async function sendMessage(
     // Its time stays counted, sent or not (the safe side for the carrier).
     if (slot !== undefined) slot.pacer.settle(slot.id);
   }
+  if (refusal) ctx.partly?.(refusal);
   return {
     value,
     caption: captionParam ? asSent(caption, reference, options) : undefined,
     reference,
     recovered: isRecovered(value),
     outbox: false,
+    skipped,
   };
 }
 
@@ -252,6 +300,20 @@ async function paceSlot(
   const id = randomUUID();
   await pace.waits.slot(id, keys, priority === 'critical', signal, op.name);
   return { pacer: pace.pacer, id };
+}
+
+/** The refusal of recipients left out of an outbox attempt (they went on the list after it was accepted). */
+function skippedLater(op: OperationDef, skipped: readonly string[]): GatewayError {
+  return new GatewayError(
+    'OPTED_OUT',
+    `not sent to ${skipped.length} ${skipped.length === 1 ? 'recipient' : 'recipients'} on the opt-out list (the others were sent)`,
+    {
+      operation: op.name,
+      service: op.service,
+      ambiguous: false,
+      detail: { optedOut: [...skipped], sent: true },
+    },
+  );
 }
 
 /** The client's method name of each marked operation (methodName splits the name with a regular expression). */
@@ -342,7 +404,8 @@ export async function invokeThroughGate(
   const alike = known ? undefined : markedNamed(operation);
   if (!alike)
     return { kind: 'plain', value: await client.invoke(target, operation, params, { ...options, signal }) };
-  const { budget, guard } = await admit(cfg, alike, params, ctx, false, false);
+  // Sent as given (no typed parameters to take a recipient out of): refused when any recipient is on the list.
+  const { budget, guard } = await admit(cfg, alike, params, ctx, false, false, true);
   const key = guard ? await guard.reserve(randomUUID()) : undefined;
   let value: unknown;
   try {

@@ -24,7 +24,9 @@ export function emitRestored(
     const op = findOperation(entry.service, entry.operation);
     const captionParam = op ? captionParamOf(op) : undefined;
     const caption = captionParam ? entry.params[captionParam] : undefined;
-    const sent = sendDone(result, caption, entry.reference, host.referenceOptions, true);
+    // Recipients an attempt left out (they went on the opt-out list meanwhile), for the flow.
+    const skipped = config?.optOut?.skippedAtSend(entry.reference) ?? [];
+    const sent = sendDone(result, caption, entry.reference, host.referenceOptions, true, skipped);
     // A new msg (the one that came in is gone): the result at the node's Output property, as usual.
     const msg: NodeMessage = {};
     output.write(msg, {

@@ -15,12 +15,16 @@ export function priorityOf(value: unknown): 'critical' | undefined {
   return typeof value === 'string' && value.trim().toLowerCase() === 'critical' ? 'critical' : undefined;
 }
 
-/** What every send node adds to msg.payload: the caption as sent, the reference, recovered, outbox. */
+/**
+ * What every send node adds to msg.payload: the caption as sent, the reference, recovered, outbox, and `skipped`:
+ * the recipients the opt-out list left out (as the flow wrote them), when there were any.
+ */
 export function sentFields(sent: SendDone): Record<string, unknown> {
   const out: Record<string, unknown> = { recovered: sent.recovered };
   if (sent.caption !== undefined) out.caption = sent.caption;
   if (sent.reference !== undefined) out.reference = sent.reference;
   if (sent.outbox) out.outbox = true;
+  if (sent.skipped.length > 0) out.skipped = [...sent.skipped];
   return out;
 }
 
