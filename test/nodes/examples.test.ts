@@ -126,6 +126,21 @@ describe('nodes: example flows', () => {
   after(() => stopEnv(env));
   afterEach(() => helper.unload());
 
+  // Importing a second example must not replace the first: only the configuration nodes they share (one gateway
+  // configuration, one MQTT broker) may have the same id in two examples.
+  it('share no node id but their configuration nodes', () => {
+    const owner = new Map<string, string>();
+    const clashes: string[] = [];
+    for (const e of examples)
+      for (const n of e.flow) {
+        const other = owner.get(n.id);
+        if (other !== undefined && other !== e.name && !['smsgw-config', 'mqtt-broker'].includes(n.type))
+          clashes.push(`${n.id} (${n.type}) in "${e.name}" and "${other}"`);
+        owner.set(n.id, e.name);
+      }
+    assert.deepEqual(clashes, []);
+  });
+
   it('together use every node type the package registers, and each has expectations here', () => {
     const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
       'node-red': { nodes: Record<string, string> };
