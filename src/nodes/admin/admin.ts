@@ -123,24 +123,10 @@ export function registerAdminRoutes(RED: NodeAPI): void {
   app.post(
     '/smsgw-config/:id/budget/confirm',
     RED.auth.needsPermission('smsgw-config.write'),
-    (req: Request, res: Response) => {
-      const budget = hostOf(String(req.params.id))?.budget;
-      if (!budget) {
-        res
-          .status(404)
-          .json({ message: 'no spending limit is set on this configuration (or it is not deployed)' });
-        return;
-      }
-      const user = (req as Request & { user?: { username?: unknown } }).user?.username;
-      const by = typeof user === 'string' && user !== '' ? `the editor (${user})` : 'the editor';
-      void budget
-        .confirm(by)
-        .then(() => budget.snapshot())
-        .then(
-          (r) => res.json(r),
-          (e: unknown) => res.status(500).json({ message: e instanceof Error ? e.message : String(e) }),
-        );
-    },
+    confirmRoute(
+      (id) => hostOf(id)?.budget,
+      'no spending limit is set on this configuration (or it is not deployed)',
+    ),
   );
 
   // The opt-out list of a deployed config node: how many numbers are on it, and a loss to confirm.
@@ -165,24 +151,10 @@ export function registerAdminRoutes(RED: NodeAPI): void {
   app.post(
     '/smsgw-config/:id/optout/confirm',
     RED.auth.needsPermission('smsgw-config.write'),
-    (req: Request, res: Response) => {
-      const list = configNode(RED, String(req.params.id))?.optOut;
-      if (!list) {
-        res
-          .status(404)
-          .json({ message: 'no opt-out list is on in this configuration (or it is not deployed)' });
-        return;
-      }
-      const user = (req as Request & { user?: { username?: unknown } }).user?.username;
-      const by = typeof user === 'string' && user !== '' ? `the editor (${user})` : 'the editor';
-      void list
-        .confirm(by)
-        .then(() => list.snapshot())
-        .then(
-          (r) => res.json(r),
-          (e: unknown) => res.status(500).json({ message: e instanceof Error ? e.message : String(e) }),
-        );
-    },
+    confirmRoute(
+      (id) => configNode(RED, id)?.optOut,
+      'no opt-out list is on in this configuration (or it is not deployed)',
+    ),
   );
 
   // The opt-out list as CSV (number,state,since,source): export with the right to read the configuration, import
@@ -226,8 +198,8 @@ export function registerAdminRoutes(RED: NodeAPI): void {
         res.status(400).json({ message: 'the body must be JSON { "csv": "<the file\'s text>" }' });
         return;
       }
-      const user = (req as Request & { user?: { username?: unknown } }).user?.username;
-      const by = typeof user === 'string' && user !== '' ? `import by ${user}` : 'import in the editor';
+      const user = editorUser(req);
+      const by = user ? `import by ${user}` : 'import in the editor';
       void list.importCsv(csv, by).then(
         (rows) => res.json({ imported: rows }),
         (e: unknown) => {
@@ -252,6 +224,43 @@ export function registerAdminRoutes(RED: NodeAPI): void {
 }
 
 /** Node-RED checks a list of permissions as "all of them"; its type declarations only admit one. */
+/** What a person confirms after counts or a list were lost: every send was refused until then. */
+interface Confirmable {
+  confirm(by: string): Promise<unknown>;
+  snapshot(): Promise<unknown>;
+}
+
+/** Who confirmed, as the log and the state file say it. */
+function editorUser(req: Request): string | undefined {
+  const user = (req as Request & { user?: { username?: unknown } }).user?.username;
+  return typeof user === 'string' && user !== '' ? user : undefined;
+}
+
+/**
+ * The confirm route of what was lost (budget counts, the opt-out list): logged with who confirmed, answered with
+ * the state as it is now; 404 when the configuration has none of it (or is not deployed).
+ */
+function confirmRoute(
+  find: (id: string) => Confirmable | undefined,
+  missing: string,
+): (req: Request, res: Response) => void {
+  return (req, res) => {
+    const target = find(String(req.params.id));
+    if (!target) {
+      res.status(404).json({ message: missing });
+      return;
+    }
+    const user = editorUser(req);
+    void target
+      .confirm(user ? `the editor (${user})` : 'the editor')
+      .then(() => target.snapshot())
+      .then(
+        (r) => res.json(r),
+        (e: unknown) => res.status(500).json({ message: e instanceof Error ? e.message : String(e) }),
+      );
+  };
+}
+
 function needsAll(RED: NodeAPI, permissions: string[]): ReturnType<NodeAPI['auth']['needsPermission']> {
   return (
     RED.auth.needsPermission as unknown as (p: string[]) => ReturnType<NodeAPI['auth']['needsPermission']>
