@@ -1192,6 +1192,12 @@ window.smsgwFields = window.smsgwFields || (function () {
             },
             sendDate: shared_1.SEND_DATE,
             quietHours: shared_1.QUIET_HOURS,
+            replaceLookalikes: {
+                kind: 'flag',
+                label: 'smsgw-send-sms.label.replaceLookalikes',
+                value: false,
+                blank: 'default',
+            },
             jobPriority: {
                 kind: 'typed',
                 label: 'smsgw-send-sms.label.jobPriority',

@@ -4,14 +4,14 @@
  * (common/override-table.ts: recipient(s), sender, caption, smsType, sendDate, jobPriority, operation, track,
  * trackTimeout, priority) replace the dialog's settings for one message.
  * Out: msg.payload (or the node's Output property) = { operation, JobId, CreateStatus, queued, segments,
- * encoding, recipients, results?, caption (as sent, with the reference), reference, recovered, outbox? }
+ * encoding, ucs2, replaced? (with "Replace with GSM-7 look-alikes"), recipients, results?, caption (as sent, with the reference), reference, recovered, outbox? }
  * (send/send-path.ts).
  * With "track delivery": output 2 gets the job's final reports, output 3 the jobs whose reports did not come in
  * time (send/tracking.ts: one poll per config node).
  */
-import type { Node, NodeAPI, NodeDef } from 'node-red';
+import type { Node, NodeAPI, NodeDef, NodeStatus } from 'node-red';
 import { GatewayError } from '../errors';
-import { analyzeText } from '../text';
+import { analyzeText, replaceLookalikes, ucs2Chars } from '../text';
 import { attachConfig, requireConfig } from './config/config';
 import { onInput } from './common/input';
 import { nodeOutput } from './common/output';
@@ -20,7 +20,7 @@ import { fieldNow } from './common/props';
 import { overridesOf } from './common/override-table';
 import { sendOutcome } from './send/results';
 import { messageText, sendMessage, sentFields } from './send/send-path';
-import { jobStatus } from './common/status';
+import { cachedText, jobStatus, sharedKey } from './common/status';
 import { emitRestored } from './send/restored';
 import { setupTracking, trackingOf } from './send/tracking';
 import { deployFields } from './common/fields';
@@ -60,7 +60,10 @@ export default (RED: NodeAPI): void => {
         // Tracking asked for by the msg is refused here, before anything is sent, when the node cannot give it.
         const trackMs = trackingOf(tracking, o.msg(msg, 'track'), o.msg(msg, 'trackTimeout'));
         // The value itself for most field types (a promise only for context stores and JSONata).
-        const text = messageText(await fieldNow(RED, node, d, msg, 'text'), op.name);
+        const given = messageText(await fieldNow(RED, node, d, msg, 'text'), op.name);
+        // Replaced before the params are built: the gate (guard, outbox) and the result see the text that is sent.
+        const swap = values.replaceLookalikes === true ? replaceLookalikes(given) : undefined;
+        const text = swap ? swap.text : given;
         const recipients = await o.field(msg, 'recipient');
         if (recipients.length === 0)
           throw new GatewayError('VALIDATION', 'no recipient', { operation: op.name });
@@ -108,10 +111,13 @@ export default (RED: NodeAPI): void => {
             ...outcome,
             segments: analysis.segments,
             encoding: analysis.encoding,
+            // The characters that made the text UCS-2 (empty for GSM-7), as sent.
+            ucs2: ucs2Chars(text),
+            ...(swap ? { replaced: swap.replaced } : {}),
             recipients,
             ...sentFields(sent),
           },
-          status: jobStatus(RED, outcome.JobId, outcome.queued),
+          status: withReplaced(jobStatus(RED, outcome.JobId, outcome.queued), swap?.replaced ?? 0),
         };
       },
       { quiet: values.quietHours !== 'off' },
@@ -124,6 +130,13 @@ export default (RED: NodeAPI): void => {
       output,
       input,
     );
+  }
+
+  /** Never silent: the status says how many characters the look-alike replacement changed. */
+  function withReplaced(status: NodeStatus, replaced: number): NodeStatus {
+    if (replaced === 0) return status;
+    const more = cachedText(RED, sharedKey('status.replaced'), { count: replaced });
+    return { ...status, text: `${String(status.text ?? '')}, ${more}` };
   }
 
   RED.nodes.registerType('smsgw-send-sms', SmsgwSendSms);

@@ -57,6 +57,60 @@ describe('nodes: smsgw-send-sms', () => {
     assert.equal(last.fill, 'green');
   });
 
+  it('names the characters that force UCS-2 in the result; no `replaced` without the setting', async () => {
+    await loadFlow(flowWith(env.emu.url, [sender()]));
+    const out = nextMessage('out');
+    send('n1', { payload: 'It’s ok', topic: 't' });
+    const p = (await out).payload as Record<string, unknown>;
+    assert.equal(p.encoding, 'UCS-2');
+    assert.deepEqual(p.ucs2, [{ char: '’', at: 2 }]);
+    assert.equal('replaced' in p, false);
+    assert.equal(emulatedJob(env, p.JobId)!.text, 'It’s ok');
+  });
+
+  it('"Replace with GSM-7 look-alikes": the gateway, the spending guard and the result see the replaced text; the status says how many', async () => {
+    // 161 characters: 3 UCS-2 segments as typed, 2 GSM-7 segments once replaced.
+    const typed = 'Pump 3’s “level” – low… ';
+    const sent = `Pump 3's "level" - low... `;
+    const pad = 'x'.repeat(161 - sent.length);
+    await loadFlow(
+      flowWith(env.emu.url, [sender({ replaceLookalikes: true, smsType: 'StandardLong' })], {
+        budgetDay: 1000,
+      }),
+    );
+    const counted = async (): Promise<number> => {
+      const res = await helper.request().get('/smsgw-config/cfg/budget').expect(200);
+      return (res.body as { windows: { count: number }[] }).windows[0]!.count;
+    };
+    const before = await counted();
+    const out = nextMessage('out');
+    send('n1', { payload: typed + pad, topic: 't' });
+    const p = (await out).payload as Record<string, unknown>;
+    assert.equal(p.replaced, 5);
+    assert.equal(p.encoding, 'GSM-7');
+    assert.equal(p.segments, 2);
+    assert.deepEqual(p.ucs2, []);
+    assert.equal(emulatedJob(env, p.JobId)!.text, sent + pad);
+    // The guard counted 2 segments x 1 recipient (3 as typed).
+    assert.equal((await counted()) - before, 2);
+    assert.match(String(statuses('n1').at(-1)!.text), /status\.replaced|5 replaced/);
+  });
+
+  it('the replacement leaves letters alone: Ł, ó, ź keep the text UCS-2 and are named', async () => {
+    await loadFlow(flowWith(env.emu.url, [sender({ replaceLookalikes: true })]));
+    const out = nextMessage('out');
+    send('n1', { payload: 'Łódź’', topic: 't' });
+    const p = (await out).payload as Record<string, unknown>;
+    assert.equal(p.replaced, 1);
+    assert.equal(p.encoding, 'UCS-2');
+    assert.deepEqual(p.ucs2, [
+      { char: 'Ł', at: 0 },
+      { char: 'ó', at: 1 },
+      { char: 'ź', at: 3 },
+    ]);
+    assert.equal(emulatedJob(env, p.JobId)!.text, "Łódź'");
+  });
+
   it('msg.recipients (array), msg.sender and msg.operation override the dialog', async () => {
     await loadFlow(flowWith(env.emu.url, [sender()]));
     const out = nextMessage('out');

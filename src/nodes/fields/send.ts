@@ -44,6 +44,13 @@ export const SEND_SMS_FIELDS: FieldTable = {
   },
   sendDate: SEND_DATE,
   quietHours: QUIET_HOURS,
+  // Off by default: a flow's text is changed only when the user chose it (the status says how many).
+  replaceLookalikes: {
+    kind: 'flag',
+    label: 'smsgw-send-sms.label.replaceLookalikes',
+    value: false,
+    blank: 'default',
+  },
   jobPriority: {
     kind: 'typed',
     label: 'smsgw-send-sms.label.jobPriority',
