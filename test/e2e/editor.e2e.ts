@@ -129,8 +129,17 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await page.waitForTimeout(300);
     mkdirSync(imageDir, { recursive: true });
     await page.locator('#red-ui-palette').screenshot({ path: join(imageDir, 'palette.png') });
-    await search.fill('');
-    await search.press('Backspace');
+    // cleared through the search box itself, so the palette keeps no filter (it saves it for the next page load)
+    await page.evaluate(() => {
+      const $ = (window as unknown as { $: (s: string) => { searchBox(m: string, v: string): void } }).$;
+      $('#red-ui-palette-search input').searchBox('value', '');
+    });
+    await page.waitForFunction(
+      () => !/"filter":"[^"]/.test(window.localStorage.getItem('palette-state') ?? ''),
+      undefined,
+      { timeout: 10_000 },
+    );
+    await page.locator('.red-ui-palette-node[data-palette-type="smsgw-dlr"]').waitFor({ state: 'visible' });
     await search.press('Backspace');
     await page.locator('.red-ui-palette-node[data-palette-type="inject"]').waitFor({ state: 'visible' });
   });
@@ -212,6 +221,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       'Delivery',
       'Messages',
       'Budget',
+      'Opt-out',
     ]);
     await page.fill('#node-config-input-name', 'Local emulator');
     await page.fill('#node-config-input-baseUrl', stack.emulator.url);
@@ -333,23 +343,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     assert.match(status, new RegExp(m[1]!));
   });
 
-  it('a new ask node: found by its type in the palette search, its gateway the one last used, the wait field wide enough', async function () {
-    // the palette's search finds a node by its type as well as by its label
-    // typed as a user types: the search box filters on key presses
-    const search = page.locator('#red-ui-palette-search input');
-    await search.click();
-    await search.pressSequentially('smsgw-ask');
-    const ask = page.locator('.red-ui-palette-node[data-palette-type="smsgw-ask"]');
-    await ask.waitFor({ state: 'visible' });
-    await page
-      .locator('.red-ui-palette-node[data-palette-type="smsgw-send-sms"]')
-      .waitFor({ state: 'hidden' });
-    await search.fill('');
-    await search.press('Backspace');
-    await page
-      .locator('.red-ui-palette-node[data-palette-type="smsgw-send-sms"]')
-      .waitFor({ state: 'visible' });
-
+  it('a new ask node: its gateway the one last used, the on-call placeholder, the wait field wide enough', async function () {
     const gateway = await page.evaluate(
       (id) =>
         (window as unknown as { RED: { nodes: { node(id: string): { gateway: string } } } }).RED.nodes.node(
@@ -459,6 +453,20 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
       return gateway;
     };
     const gateway = await redeploy('');
+    // Node-RED starts the new configuration node only once the old one closed (and wrote its counts): wait until
+    // the new one, without a guard, answers, so no write of the old guard can follow the damage.
+    let enabled: unknown = true;
+    for (let i = 0; i < 60 && enabled !== false; i++) {
+      if (i > 0) await page.waitForTimeout(500);
+      enabled = await page.evaluate(
+        (id) =>
+          fetch(`smsgw-config/${id}/budget`)
+            .then((r) => r.json() as Promise<{ enabled?: unknown }>)
+            .then((r) => r.enabled),
+        gateway,
+      );
+    }
+    assert.equal(enabled, false, 'the configuration runs without its guard');
     writeFileSync(join(stack.userDir, 'smsgw-state', `budget.${gateway}.json`), 'not a count file');
     await redeploy('100');
     await openBudget();
@@ -814,6 +822,38 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     assert.equal(await page.isDisabled('#node-input-finalStates'), false);
     await page.click('#node-dialog-cancel');
     await page.waitForSelector('#node-dialog-cancel', { state: 'detached' });
+  });
+
+  it('the palette search finds a node by its type (smsgw-ask) as well as by its label', async function () {
+    // typed as a user types: the search box filters on key presses
+    const search = page.locator('#red-ui-palette-search input');
+    await search.click();
+    await search.pressSequentially('smsgw-ask');
+    const ask = page.locator('.red-ui-palette-node[data-palette-type="smsgw-ask"]');
+    await ask.waitFor({ state: 'visible' });
+    await page
+      .locator('.red-ui-palette-node[data-palette-type="smsgw-send-sms"]')
+      .waitFor({ state: 'hidden' });
+    const shown = await page.$$eval('.red-ui-palette-node[data-palette-type^="smsgw-"]', (els) =>
+      els
+        .filter((e) => (e as HTMLElement).offsetParent !== null)
+        .map((e) => e.getAttribute('data-palette-type')),
+    );
+    assert.deepEqual(shown, ['smsgw-ask']);
+    // cleared through the search box itself, so the palette keeps no filter (it saves it for the next page load)
+    await page.evaluate(() => {
+      const $ = (window as unknown as { $: (s: string) => { searchBox(m: string, v: string): void } }).$;
+      $('#red-ui-palette-search input').searchBox('value', '');
+    });
+    await page.waitForFunction(
+      () => !/"filter":"[^"]/.test(window.localStorage.getItem('palette-state') ?? ''),
+      undefined,
+      { timeout: 10_000 },
+    );
+    await page.locator('.red-ui-palette-node[data-palette-type="smsgw-dlr"]').waitFor({ state: 'visible' });
+    await page
+      .locator('.red-ui-palette-node[data-palette-type="smsgw-send-sms"]')
+      .waitFor({ state: 'visible' });
   });
 
   it('sent nothing off this machine and raised no page errors', function () {
