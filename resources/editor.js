@@ -153,7 +153,8 @@ window.smsgwEditor = window.smsgwEditor || (function () {
         var fields = def.defaults || {};
         var prefix = def.category === 'config' ? '#node-config-input-' : '#node-input-';
         Object.keys(fields).forEach(function (key) {
-            var type = configTypeOf(fields[key]);
+            // only where a configuration is required: an optional one left blank means something (none)
+            var type = fields[key].required === true ? configTypeOf(fields[key]) : null;
             if (!type || node[key]) { return; }
             var select = $(prefix + key);
             var pick = select.is('select') ? chooseConfig(select, type) : null;
