@@ -937,7 +937,7 @@ window.smsgwFields = window.smsgwFields || (function () {
                 case 'passAnswers': {
                     const ack = (0, exports.answerWords)(ctx.sibling('ack'));
                     const pass = (0, exports.answerWords)(t);
-                    if (ack.length === 0 || !pass.every(readableWord) || pass.some((p) => ack.includes(p)))
+                    if (!pass.every(readableWord) || pass.some((p) => ack.includes(p)))
                         return no('must');
                     return ok(t);
                 }
@@ -1032,6 +1032,8 @@ window.smsgwFields = window.smsgwFields || (function () {
                     return no('must');
                 if (field.blank === 'required')
                     return no('required');
+                if (field.blank === 'anyReply' && (0, exports.answerWords)(ctx.sibling('pass')).length > 0)
+                    return no('must');
                 return ok(field.blank === 'default' ? ((_b = field.default) !== null && _b !== void 0 ? _b : field.value) : undefined);
             }
             switch (kind) {

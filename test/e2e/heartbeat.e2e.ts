@@ -115,12 +115,21 @@ describe(`heartbeat node: Node-RED ${nodeRedVersion}, the emulator, kill -9`, fu
   }
 
   async function beat(): Promise<void> {
-    const res = await fetch(`${nodeRed.url}/beat`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ source: 'pump' }),
-    });
-    assert.equal(res.status, 200);
+    // Node-RED answers the deploy before the flow's HTTP route exists on a busy machine: until it does, the
+    // request reaches no node (404) and is sent again (bounded).
+    let status = 0;
+    for (let i = 0; i < 100; i++) {
+      const res = await fetch(`${nodeRed.url}/beat`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ source: 'pump' }),
+      });
+      status = res.status;
+      await res.arrayBuffer();
+      if (status !== 404) break;
+      await sleep(100);
+    }
+    assert.equal(status, 200);
   }
 
   async function killAndRestart(): Promise<void> {

@@ -374,8 +374,8 @@ function judgeText(field: Field, v: unknown, ctx: JudgeContext): Verdict {
     case 'passAnswers': {
       const ack = answerWords(ctx.sibling('ack'));
       const pass = answerWords(t);
-      if (ack.length === 0 || !pass.every(readableWord) || pass.some((p) => ack.includes(p)))
-        return no('must');
+      // A blank Acknowledge beside these words is refused on Acknowledge (one field red, not two).
+      if (!pass.every(readableWord) || pass.some((p) => ack.includes(p))) return no('must');
       return ok(t);
     }
     case 'clock': {
@@ -472,6 +472,8 @@ export function judgeValue(field: Field, v: unknown, ctx: JudgeContext): Verdict
     // A msg property that is there but blank replaces nothing: refused rather than taken as the node's setting.
     if (ctx.msg && field.kind !== 'typed' && field.kind !== 'text') return no('must');
     if (field.blank === 'required') return no('required');
+    // "Any reply acknowledges" cannot hold beside words that pass on: a reply would never pass on.
+    if (field.blank === 'anyReply' && answerWords(ctx.sibling('pass')).length > 0) return no('must');
     return ok(field.blank === 'default' ? (field.default ?? field.value) : undefined);
   }
   switch (kind) {

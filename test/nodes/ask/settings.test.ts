@@ -40,23 +40,22 @@ describe('smsgw-ask settings', () => {
   });
 
   it('refuses at deploy, every refused field in one error: overlapping or lone pass-on answers, a bad wait or rounds', () => {
-    const pass =
-      'Pass on: words of letters and digits other than those of Acknowledge, which must not be blank then, or blank (none)';
+    const pass = 'Pass on: words of letters and digits other than those of Acknowledge, or blank (none)';
+    const ack =
+      'Acknowledge: words of letters and digits, separated by commas or spaces; blank (any reply acknowledges) only while Pass on is blank, or blank (any reply acknowledges)';
     assert.throws(
       () => nodeSettings(def({ ack: '1, 2', pass: '2' })),
       (e: Error) => e.message.includes(pass),
     );
+    // Pass-on words beside a blank Acknowledge (any reply acknowledges): refused on Acknowledge
     assert.throws(
-      () => nodeSettings(def({ pass: '2' })),
-      (e: Error) => e.message.includes(pass),
+      () => nodeSettings(def({ ack: '', pass: '2' })),
+      (e: Error) => e.message.includes(ack) && !e.message.includes('Pass on:'),
     );
     // The reply grammar reads words of letters and digits only: "ok!" or "2-x" could never be replied.
     assert.throws(
       () => nodeSettings(def({ ack: '1, ok!', pass: '2-x' })),
-      (e: Error) =>
-        e.message.includes(
-          'Acknowledge: words of letters and digits, separated by commas or spaces, or blank (any reply acknowledges)',
-        ) && e.message.includes(pass),
+      (e: Error) => e.message.includes(ack) && e.message.includes(pass),
     );
     assert.throws(
       () => nodeSettings(def({ wait: 'soon' })),
