@@ -409,6 +409,23 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await page.fill('#node-config-input-budgetDay', '100');
     await closeBoth('ok');
     await deploy(page);
+    // The configuration restarts with its guard after the deploy answered: a msg before that reaches no node.
+    const gatewayId = await page.evaluate(
+      (id) =>
+        (window as unknown as { RED: { nodes: { node(id: string): { gateway: string } } } }).RED.nodes.node(
+          id,
+        ).gateway,
+      sendId,
+    );
+    let limits = '';
+    for (let i = 0; i < 60 && !/"limit":100/.test(limits); i++) {
+      if (i > 0) await page.waitForTimeout(500);
+      limits = await page.evaluate(
+        (id) => fetch(`smsgw-config/${id}/budget`).then((r) => r.text()),
+        gatewayId,
+      );
+    }
+    assert.match(limits, /"limit":100/, 'the configuration runs with its daily limit');
     const before = (await emulatorState(stack)).accounts.flatMap((a) => a.jobs).length;
     await page.click(`[id="${injectId}"] .red-ui-flow-node-button`);
     const end = Date.now() + 20_000;
