@@ -6,7 +6,7 @@
  *   SMSGW_NODERED_DIR  a node-red package directory (default: the devDependency, 4.1.x)
  *   SMSGW_E2E_OUT      where logs, the user directory and screenshots go (default: test/e2e/out/<label>)
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { startEmulatorProcess, type RunningEmulator } from '../../scripts/lib/emulator';
 import { deployFlows, startNodeRed, type RunningNodeRed } from '../../scripts/lib/nodered';
@@ -75,6 +75,11 @@ export async function startStack(
   const tgz = await packOnce();
   const userDir = join(outDir, 'userdir');
   await installInto(userDir, tgz, () => undefined);
+  // Each stack starts with a fresh emulator (ids from 1 again) and fresh flows: no state of an earlier stack (a
+  // reader's cursor, the keys it saw) may make it skip what this emulator sends.
+  for (const dir of ['smsgw-state', 'smsgw-outbox'])
+    rmSync(join(userDir, dir), { recursive: true, force: true });
+  rmSync(join(userDir, 'smsgw-state.manifest.json'), { force: true });
   const emulator = await startEmulatorProcess(0, {
     logFile: join(outDir, `${name}-emulator.log`),
   });
