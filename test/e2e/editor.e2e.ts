@@ -10,7 +10,17 @@ import type { Page } from 'playwright-core';
 import { examplesForDeploy, listExamples } from '../../scripts/lib/flows';
 import { ROOT } from '../../scripts/lib/package';
 import { openBrowser, type Browser } from './browser';
-import { addNode, configTab, deploy, openEditDialog, setTypedString, showSidebarTab, wire } from './editor';
+import {
+  addNode,
+  clearPaletteSearch,
+  gatewayOf,
+  configTab,
+  deploy,
+  openEditDialog,
+  setTypedString,
+  showSidebarTab,
+  wire,
+} from './editor';
 import { listServedExamples } from './examples';
 import {
   CATEGORY,
@@ -129,18 +139,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await page.waitForTimeout(300);
     mkdirSync(imageDir, { recursive: true });
     await page.locator('#red-ui-palette').screenshot({ path: join(imageDir, 'palette.png') });
-    // cleared through the search box itself, so the palette keeps no filter (it saves it for the next page load)
-    await page.evaluate(() => {
-      const $ = (window as unknown as { $: (s: string) => { searchBox(m: string, v: string): void } }).$;
-      $('#red-ui-palette-search input').searchBox('value', '');
-    });
-    await page.waitForFunction(
-      () => !/"filter":"[^"]/.test(window.localStorage.getItem('palette-state') ?? ''),
-      undefined,
-      { timeout: 10_000 },
-    );
-    await page.locator('.red-ui-palette-node[data-palette-type="smsgw-dlr"]').waitFor({ state: 'visible' });
-    await search.press('Backspace');
+    await clearPaletteSearch(page);
     await page.locator('.red-ui-palette-node[data-palette-type="inject"]').waitFor({ state: 'visible' });
   });
 
@@ -344,13 +343,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
   });
 
   it('a new ask node: its gateway the one last used, the on-call placeholder, the wait field wide enough', async function () {
-    const gateway = await page.evaluate(
-      (id) =>
-        (window as unknown as { RED: { nodes: { node(id: string): { gateway: string } } } }).RED.nodes.node(
-          id,
-        ).gateway,
-      sendId,
-    );
+    const gateway = await gatewayOf(page, sendId);
     assert.ok(gateway, 'the send node was saved with a gateway configuration');
     const id = await addNode(page, 'smsgw-ask', 400, 260);
     await openEditDialog(page, id);
@@ -410,13 +403,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await closeBoth('ok');
     await deploy(page);
     // The configuration restarts with its guard after the deploy answered: a msg before that reaches no node.
-    const gatewayId = await page.evaluate(
-      (id) =>
-        (window as unknown as { RED: { nodes: { node(id: string): { gateway: string } } } }).RED.nodes.node(
-          id,
-        ).gateway,
-      sendId,
-    );
+    const gatewayId = await gatewayOf(page, sendId);
     let limits = '';
     for (let i = 0; i < 60 && !/"limit":100/.test(limits); i++) {
       if (i > 0) await page.waitForTimeout(500);
@@ -857,17 +844,7 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
         .map((e) => e.getAttribute('data-palette-type')),
     );
     assert.deepEqual(shown, ['smsgw-ask']);
-    // cleared through the search box itself, so the palette keeps no filter (it saves it for the next page load)
-    await page.evaluate(() => {
-      const $ = (window as unknown as { $: (s: string) => { searchBox(m: string, v: string): void } }).$;
-      $('#red-ui-palette-search input').searchBox('value', '');
-    });
-    await page.waitForFunction(
-      () => !/"filter":"[^"]/.test(window.localStorage.getItem('palette-state') ?? ''),
-      undefined,
-      { timeout: 10_000 },
-    );
-    await page.locator('.red-ui-palette-node[data-palette-type="smsgw-dlr"]').waitFor({ state: 'visible' });
+    await clearPaletteSearch(page);
     await page
       .locator('.red-ui-palette-node[data-palette-type="smsgw-send-sms"]')
       .waitFor({ state: 'visible' });

@@ -113,3 +113,30 @@ export async function editGatewayConfig(page: Page): Promise<void> {
   else await page.click('#node-input-lookup-gateway');
   await page.waitForSelector('#node-config-input-baseUrl', { state: 'visible' });
 }
+
+/**
+ * Clears the palette's search through its search box, so the palette keeps no filter (the editor saves it for the
+ * next page load), and waits until the package's nodes show again.
+ */
+export async function clearPaletteSearch(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const $ = (window as unknown as { $: (s: string) => { searchBox(m: string, v: string): void } }).$;
+    $('#red-ui-palette-search input').searchBox('value', '');
+  });
+  await page.waitForFunction(
+    () => !/"filter":"[^"]/.test(window.localStorage.getItem('palette-state') ?? ''),
+    undefined,
+    { timeout: 10_000 },
+  );
+  await page.locator('.red-ui-palette-node[data-palette-type="smsgw-dlr"]').waitFor({ state: 'visible' });
+}
+
+/** The gateway configuration a node of the open flow is saved with, as the editor holds it. */
+export function gatewayOf(page: Page, nodeId: string): Promise<string> {
+  return page.evaluate(
+    (id) =>
+      (window as unknown as { RED: { nodes: { node(id: string): { gateway: string } } } }).RED.nodes.node(id)
+        .gateway,
+    nodeId,
+  );
+}

@@ -7,44 +7,17 @@ import { numberKey } from '../../../src/nodes/ask/numbers';
 import type { AskSms, Question } from '../../../src/nodes/ask/question';
 import { FileAskStore, type AskStore, type Hold } from '../../../src/nodes/ask/store';
 import { resolveTexts } from '../../../src/nodes/ask/texts';
+import { ManualClock as HandClock, turns } from '../../helpers/manual-clock';
 
-export class ManualClock implements Clock {
-  t = 1_700_000_000_000;
-  private seq = 0;
-  private readonly timers = new Map<number, { at: number; fn: () => void }>();
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = ++this.seq;
-    this.timers.set(id, { at: this.t + Math.max(0, ms), fn });
-    return id;
-  }
-  clearTimeout(h: unknown): void {
-    this.timers.delete(h as number);
-  }
-  /** Moves time on, firing due timers in order (and letting the engine's promises run after each). */
-  async advance(ms: number): Promise<void> {
-    const end = this.t + ms;
-    for (;;) {
-      await flush();
-      const next = [...this.timers.entries()]
-        .filter(([, v]) => v.at <= end)
-        .sort((a, b) => a[1].at - b[1].at)[0];
-      if (!next) break;
-      this.timers.delete(next[0]);
-      this.t = Math.max(this.t, next[1].at);
-      next[1].fn();
-    }
-    this.t = end;
-    await flush();
+/** The hand-moved clock of the other tests (test/helpers/manual-clock.ts), started where the ask tests expect. */
+export class ManualClock extends HandClock implements Clock {
+  constructor() {
+    super(1_700_000_000_000);
   }
 }
 
 /** Lets pending promise chains run (a few turns of the event loop). */
-export async function flush(): Promise<void> {
-  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
-}
+export const flush = (): Promise<void> => turns();
 
 /** Waits (real time, up to 10 s: a loaded machine) until `check` holds: for changes that wait for a real state file write. */
 export async function until(check: () => boolean, what = 'condition', clock?: ManualClock): Promise<void> {
