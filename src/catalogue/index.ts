@@ -36,6 +36,11 @@ export const namespaceKind = (service: ServiceName): 'gateway' | 'legacy' =>
   service === 'legacy' ? 'legacy' : 'gateway';
 
 /** An operation of the package's catalogue (`CATALOGUE.find`). */
+/** The names of the operations that reach no handset (`lookup`): for records that carry an operation's name only. */
+export const LOOKUP_OPERATIONS: ReadonlySet<string> = new Set(
+  OPERATIONS.filter((op) => op.lookup === true).map((op) => op.name),
+);
+
 export function findOperation(service: ServiceName, name: string): OperationDef | undefined {
   return CATALOGUE.find(service, name);
 }

@@ -194,7 +194,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     [...auth, ...str('Caption', 'Recipient')],
     'SOAPResponseOfCreateJobInfo',
     'Start an HLR lookup.',
-    { sends: true, costs: true, statusCheck: CREATE_OK },
+    { sends: true, costs: true, lookup: true, statusCheck: CREATE_OK },
   ),
   typed(
     'send',

@@ -102,6 +102,11 @@ export interface OperationDef {
    */
   readonly costs?: boolean;
   /**
+   * True for an operation that costs but reaches no handset: an HLR lookup asks the network about a number. The
+   * opt-out list and the pacing per number leave it alone; the spending guard counts it 1 per number.
+   */
+  readonly lookup?: boolean;
+  /**
    * True for reads that mark what they return as collected (QueryReceivedNewSMS, GetNewRecivedSMS2,
    * QueryNewHLRJobs): repeated only after a failure that surely did not reach the gateway, since a repeat after a
    * lost answer returns nothing of what it held; such a failure is marked ambiguous (the records may be lost).

@@ -64,7 +64,7 @@ function dataBytes(value: unknown, hex: boolean): number {
 function segmentsOf(op: OperationDef, params: Record<string, unknown>): number {
   const text = params.SMSText ?? params.Msg;
   if (typeof text === 'string') return Math.max(1, analyzeText(text).segments);
-  if (op.name === 'SendHLR') return 1;
+  if (op.lookup === true) return 1;
   if ('Data' in params) return binarySegments(dataBytes(params.Data, op.name === 'SendUDH'));
   return 1;
 }

@@ -4,6 +4,7 @@
  * whose number has no room is held in the outbox until its slot (pacing-sender.ts); without it, the send waits
  * in memory (bounded) or, as configured, is refused with PACED. An HLR lookup reaches no phone: not paced.
  */
+import { LOOKUP_OPERATIONS } from '../../catalogue';
 import { numberKey } from '../ask/numbers';
 import type { Clock } from '../../reliability/clock';
 import type { OutboxEntry } from '../../reliability/outbox';
@@ -42,9 +43,9 @@ export function paceOf(def: SmsgwConfigDef): PaceConfig | undefined {
   };
 }
 
-/** The number keys of a message's recipients (distinct); none for an HLR lookup. */
+/** The number keys of a message's recipients (distinct); none for a lookup (an HLR lookup reaches no handset). */
 export function paceKeys(operation: string, params: Record<string, unknown>): string[] {
-  if (operation === 'SendHLR') return [];
+  if (LOOKUP_OPERATIONS.has(operation)) return [];
   const keys = new Set<string>();
   for (const r of recipientsOf(params)) keys.add(numberKey(r));
   return [...keys];

@@ -27,13 +27,11 @@ export interface OptOutRequest {
 
 type Refused = RefusedRecipient;
 
-/** Operations the list does not apply to: an HLR lookup reaches the network, not the person. */
-const NOT_TO_THE_PHONE = new Set(['SendHLR']);
-
 /** The recipients refused by the configuration's list (none when the list is off or the operation is exempt). */
 export async function optOutCheck(request: OptOutRequest): Promise<Refused[]> {
   const gate = request.config.optOut;
-  if (!gate || NOT_TO_THE_PHONE.has(request.op.name) || request.recipients.length === 0) return [];
+  // An HLR lookup (catalogue `lookup`) reaches the network, not the person.
+  if (!gate || request.op.lookup === true || request.recipients.length === 0) return [];
   return gate.refused(request.recipients);
 }
 
