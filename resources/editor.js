@@ -244,13 +244,15 @@ window.smsgwEditor = window.smsgwEditor || (function () {
                 segments: RED._(SHARED + 'analysis.segments', { count: segments }),
                 count: recipients, units: segments * recipients
             };
+            // Written out, so every key the editor uses can be found in the catalogues.
+            var keys = { day: 'analysis.cost_day', hour: 'analysis.cost_hour', month: 'analysis.cost_month' };
             var order = { day: 0, hour: 1, month: 2 };
             var show = function (windows) {
                 if (mine !== asked) { return; }
-                var tight = windows.filter(function (w) { return typeof w.limit === 'number' && order[w.window] !== undefined; })
+                var tight = windows.filter(function (w) { return typeof w.limit === 'number' && keys[w.window] !== undefined; })
                     .sort(function (x, y) { return (x.limit - x.count) - (y.limit - y.count) || order[x.window] - order[y.window]; })[0];
                 line.text(tight
-                    ? RED._(SHARED + 'analysis.cost_' + tight.window, $.extend({ left: Math.max(0, tight.limit - tight.count) }, base))
+                    ? RED._(SHARED + keys[tight.window], $.extend({ left: Math.max(0, tight.limit - tight.count) }, base))
                     : RED._(SHARED + 'analysis.cost', base));
             };
             var id = $('#node-input-gateway').val();
