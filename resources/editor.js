@@ -220,12 +220,46 @@ window.smsgwEditor = window.smsgwEditor || (function () {
      * The segment counter under a send dialog's text: encoding and segments as you type and, when the dialog
      * knows operation and SMS type, a warning when the text is longer than that type takes with the selected
      * gateway configuration's limits (the check the node makes before sending). `read()` returns
-     * { text } (undefined when the text comes from the msg) and { operation: "service/Name", smsType } when known.
-     * Returns the function to call when any of them changes.
+     * { text } (undefined when the text comes from the msg) and { operation: "service/Name", smsType } when known;
+     * { replace: true } when the node replaces GSM-7 look-alikes (the analysis is then of the replaced text, and
+     * the replacements are listed); { cost: true } for the cost line, with { recipients } the fixed recipient
+     * text when there is one. Returns the function to call when any of them changes.
      */
     function segmentCounter(info, read) {
         var timer = null;
         var asked = 0;
+        /**
+         * What the text costs: segments x recipients (counted by smsgw/analyze as the spending guard counts them)
+         * against the guard of the selected gateway configuration: the window with the fewest units left (the
+         * one that refuses first; the day's on a tie), no "left" part without a guard. Per recipient only while
+         * the recipients come from the msg.
+         */
+        function costLine(info, segments, recipients, mine) {
+            var line = $('<div class="smsgw-cost"></div>').appendTo(info);
+            if (recipients === undefined) {
+                line.text(RED._(SHARED + 'analysis.perRecipient', { count: segments }));
+                return;
+            }
+            var base = {
+                segments: RED._(SHARED + 'analysis.segments', { count: segments }),
+                count: recipients, units: segments * recipients
+            };
+            // Written out, so every key the editor uses can be found in the catalogues.
+            var keys = { day: 'analysis.cost_day', hour: 'analysis.cost_hour', month: 'analysis.cost_month' };
+            var order = { day: 0, hour: 1, month: 2 };
+            var show = function (windows) {
+                if (mine !== asked) { return; }
+                var tight = windows.filter(function (w) { return typeof w.limit === 'number' && keys[w.window] !== undefined; })
+                    .sort(function (x, y) { return (x.limit - x.count) - (y.limit - y.count) || order[x.window] - order[y.window]; })[0];
+                line.text(tight
+                    ? RED._(SHARED + keys[tight.window], $.extend({ left: Math.max(0, tight.limit - tight.count) }, base))
+                    : RED._(SHARED + 'analysis.cost', base));
+            };
+            var id = $('#node-input-gateway').val();
+            if (!id || id === '_ADD_') { show([]); return; }
+            $.getJSON('smsgw-config/' + encodeURIComponent(id) + '/budget').done(function (r) { show((r && r.windows) || []); })
+                .fail(function () { show([]); });
+        }
         return function () {
             clearTimeout(timer);
             var now = read();
@@ -235,6 +269,8 @@ window.smsgwEditor = window.smsgwEditor || (function () {
             }
             timer = setTimeout(function () {
                 var body = { text: now.text };
+                if (now.replace) { body.replace = true; }
+                if (typeof now.recipients === 'string') { body.recipients = now.recipients; }
                 if (now.operation) {
                     var cfg = RED.nodes.node($('#node-input-gateway').val()) || {};
                     body.operation = now.operation;
@@ -261,6 +297,23 @@ window.smsgwEditor = window.smsgwEditor || (function () {
                             segments: RED._(SHARED + 'analysis.segments', { count: a.segments }),
                             charactersLeft: RED._(SHARED + 'analysis.charactersLeft', { count: a.charactersLeft })
                         })));
+                    if (a.replaced > 0 && a.swaps) {
+                        // What the node replaces before sending, by what and where (positions from 1, as a person counts).
+                        var swaps = a.swaps.map(function (w) {
+                            return RED._(SHARED + 'analysis.swap', { char: w.char, with: w.with, at: w.at + 1 });
+                        }).join(', ');
+                        $('<div class="smsgw-replaced"></div>')
+                            .text(RED._(SHARED + 'analysis.replaced', { count: a.replaced, swaps: swaps })).appendTo(info);
+                    }
+                    if (a.ucs2 && a.ucs2.length > 0) {
+                        // Each character that forces UCS-2 with its position (from 1, as a person counts).
+                        var which = a.ucs2.map(function (u) {
+                            return RED._(SHARED + 'analysis.at', { char: u.char, at: u.at + 1 });
+                        }).join(', ');
+                        $('<div class="smsgw-ucs2"></div>').css('color', 'var(--red-ui-text-color-warning, #B8860B)')
+                            .text(RED._(SHARED + 'analysis.ucs2', { chars: which, count: a.ucs2.length })).appendTo(info);
+                    }
+                    if (now.cost && a.segments > 0) { costLine(info, a.segments, a.recipients, mine); }
                     if (a.tooLong) {
                         var p = a.tooLong;
                         var text = RED._(SHARED + 'analysis.tooLong', {

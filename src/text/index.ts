@@ -12,5 +12,5 @@ export {
 } from './limits';
 export type { LengthProblem, SegmentLimits, SmsTypeInfo } from './limits';
 export { oneLine, safeText, SHOWN_MAX } from './untrusted';
-export { GSM7_LOOKALIKES, replaceLookalikes, ucs2Chars, UCS2_LISTED_MAX } from './lookalikes';
-export type { Replaced, Ucs2Char } from './lookalikes';
+export { GSM7_LOOKALIKES, lookalikeSwaps, replaceLookalikes, ucs2Chars, UCS2_LISTED_MAX } from './lookalikes';
+export type { Replaced, Swap, Ucs2Char } from './lookalikes';

@@ -60,6 +60,12 @@ function replaceWith(text: string, expand: boolean): Replaced {
   return { text: replaced === 0 ? text : out, replaced };
 }
 
+/** Whether the ellipsis is expanded too: only when that adds no segment (see replaceLookalikes). */
+function expandsEllipsis(text: string): boolean {
+  const all = replaceWith(text, true);
+  return all.replaced === 0 || analyzeText(all.text).segments <= analyzeText(text).segments;
+}
+
 /**
  * The text with the table's characters replaced by their GSM-7 look-alikes; idempotent, and never more segments
  * than before: the ellipsis (one character, three dots) is kept when expanding it would add a segment (a text
@@ -67,10 +73,34 @@ function replaceWith(text: string, expand: boolean): Replaced {
  * at most 2 septets in GSM-7 and GSM-7 segments hold more than twice a UCS-2 segment's characters.
  */
 export function replaceLookalikes(text: string): Replaced {
-  const all = replaceWith(text, true);
-  if (all.replaced === 0) return all;
-  if (analyzeText(all.text).segments <= analyzeText(text).segments) return all;
-  return replaceWith(text, false);
+  return replaceWith(text, expandsEllipsis(text));
+}
+
+export interface Swap {
+  char: string;
+  /** What replaceLookalikes puts in its place. */
+  with: string;
+  /** Position in the original text in characters (code points), from 0. */
+  at: number;
+}
+
+/**
+ * Which characters replaceLookalikes replaces, by what and where, first ones first (at most `max`): what a send
+ * dialog shows before the text is sent.
+ */
+export function lookalikeSwaps(text: string, max = UCS2_LISTED_MAX): Swap[] {
+  const expand = expandsEllipsis(text);
+  const out: Swap[] = [];
+  let at = 0;
+  for (const ch of text) {
+    const to = GSM7_LOOKALIKES[ch];
+    if (to !== undefined && (expand || to.length === 1)) {
+      if (out.length >= max) break;
+      out.push({ char: ch, with: to, at });
+    }
+    at++;
+  }
+  return out;
 }
 
 export interface Ucs2Char {

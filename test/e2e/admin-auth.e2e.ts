@@ -21,6 +21,8 @@ const USERS: Record<string, string | string[]> = {
   cfgonly: ['smsgw-config.read', 'smsgw-config.write'],
   // what Test connection asks for: the configuration's right and the right to deploy
   editor: ['flows.read', 'flows.write', 'smsgw-config.read', 'smsgw-config.write'],
+  // may look at gateway configurations (the opt-out list's export among them) but change nothing
+  reader: ['smsgw-config.read'],
 };
 const PASSWORD = 'login-pass-1';
 
@@ -106,6 +108,18 @@ describe(`admin routes with adminAuth on a real Node-RED ${nodeRedVersion}`, fun
           baseUrl: emulator,
           service: 'gateway',
           transport: 'soap11',
+        },
+        // with an opt-out list (no replies read): its export and import need different rights
+        {
+          id: 'optcfg',
+          type: 'smsgw-config',
+          name: 'Opt-out gateway',
+          baseUrl: emulator,
+          service: 'gateway',
+          transport: 'soap11',
+          optOut: true,
+          optOutKeywords: false,
+          credentials: DEMO,
         },
         // another node type's credentials, which Test connection must never read (never connects: no user of it)
         {
@@ -234,9 +248,32 @@ describe(`admin routes with adminAuth on a real Node-RED ${nodeRedVersion}`, fun
     });
     assert.equal(res.status, 200);
     const text = await res.text();
-    assert.deepEqual(JSON.parse(text), { cfg: true, nocreds: false });
+    assert.deepEqual(JSON.parse(text), { cfg: true, nocreds: false, optcfg: true });
     assert.ok(!text.includes('demo'));
     assert.equal((await fetch(`${url}/smsgw/accounts`)).status, 401);
+  });
+
+  it('the opt-out list: exported with the right to read a configuration, imported only with the right to change it', async () => {
+    const as = (user: string, path: string, init: RequestInit = {}) =>
+      fetch(`${url}/smsgw-config/optcfg/optout${path}`, {
+        ...init,
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${tokens[user]}` },
+      });
+    const csv = JSON.stringify({ csv: 'number\n+4917012345678\n' });
+    const refused = await as('reader', '/import', { method: 'POST', body: csv });
+    assert.equal(refused.status, 401, 'a reader may not import');
+    let exported = await as('reader', '/export');
+    assert.equal(exported.status, 200);
+    assert.equal(
+      (await exported.text()).trim(),
+      'number,state,since,source',
+      'the refused import changed nothing',
+    );
+    const imported = await as('cfgonly', '/import', { method: 'POST', body: csv });
+    assert.equal(imported.status, 200);
+    assert.deepEqual(await imported.json(), { imported: 1 });
+    exported = await as('reader', '/export');
+    assert.match(await exported.text(), /^\+4917012345678,opted-out,[^,]+,import$/m);
   });
 
   it('the outbox routes answer for smsgw-config nodes only', async () => {

@@ -556,6 +556,92 @@ describe(`editor in Chromium: Node-RED ${nodeRedVersion}`, function () {
     await page.waitForSelector('#node-dialog-cancel', { state: 'detached' });
   });
 
+  it('names the characters that force UCS-2 as you type, lists the look-alike replacements, and what the text costs of the day', async function () {
+    await page.click('#red-ui-tab-' + TAB + ' a');
+    await openEditDialog(page, sendId);
+    try {
+      const gateway = await page.locator('#node-input-gateway').inputValue();
+      /** Waits until the element's whole text matches (bounded), and says what it showed when it never did. */
+      const seen = async (re: RegExp, selector = '#smsgw-send-sms-analysis'): Promise<void> => {
+        try {
+          await page.waitForFunction(
+            ([source, sel]) => new RegExp(source!).test(document.querySelector(sel!)?.textContent ?? ''),
+            [re.source, selector],
+            { timeout: 10000 },
+          );
+        } catch (e) {
+          const shown = await page.locator('#smsgw-send-sms-analysis').innerText();
+          throw new Error(`${selector} never matched ${re}: the dialog shows ${JSON.stringify(shown)}`, {
+            cause: e,
+          });
+        }
+      };
+      // What the guard has left today (the tests before counted sends against the day's limit of 100).
+      const left = async (): Promise<number> => {
+        const r = await page.evaluate(async (id) => {
+          const res = await fetch(`smsgw-config/${id}/budget`);
+          return (await res.json()) as { windows: { window: string; count: number; limit: number }[] };
+        }, gateway);
+        const day = r.windows.find((w) => w.window === 'day');
+        assert.ok(day, `no day window: ${JSON.stringify(r)}`);
+        assert.equal(day.limit, 100);
+        assert.equal(r.windows.length, 1, 'only a daily limit is set');
+        return day.limit - day.count;
+      };
+      const COST = '#smsgw-send-sms-analysis .smsgw-cost';
+      const UCS2 = '#smsgw-send-sms-analysis .smsgw-ucs2';
+      const REPLACED = '#smsgw-send-sms-analysis .smsgw-replaced';
+      if (await page.isChecked('#node-input-replaceLookalikes'))
+        await page.uncheck('#node-input-replaceLookalikes');
+      // Three recipients, split as the spending guard splits them (comma and semicolon).
+      await setTypedString(page, 'node-input-recipient', '+4917012345678, +4917012345679; +4917012345670');
+      await setTypedString(page, 'node-input-text', 'It’s ok');
+      await seen(/UCS-2 · 1 segment · 63 characters left/);
+      await seen(/^’ at 3 forces UCS-2: 70 characters per SMS instead of 160$/, UCS2);
+      await seen(new RegExp(`^1 segment x 3 recipients = 3 of today's ${await left()} left$`), COST);
+      assert.equal(
+        await page.locator(REPLACED).count(),
+        0,
+        'nothing is replaced while the box is not ticked',
+      );
+      // Ticked: the text as the node will send it (GSM-7) and which characters it replaces by what.
+      await page.check('#node-input-replaceLookalikes');
+      await seen(/GSM-7 · 1 segment · 153 characters left/);
+      await seen(/^1 character replaced with its GSM-7 look-alike: ’ → ' at 3$/, REPLACED);
+      assert.equal(await page.locator(UCS2).count(), 0, 'no character forces UCS-2 any more');
+      // Letters are never replaced: they stay listed as forcing UCS-2, beside the replaced punctuation.
+      await setTypedString(page, 'node-input-text', 'Łódź – ok…');
+      await seen(/^2 characters replaced with GSM-7 look-alikes: – → - at 6, … → \.\.\. at 10$/, REPLACED);
+      await seen(/^Ł at 1, ó at 2, ź at 4 force UCS-2: 70 characters per SMS instead of 160$/, UCS2);
+      // Two segments to three recipients: six of what the day has left.
+      await setTypedString(page, 'node-input-text', 'It’s ' + 'a'.repeat(156));
+      await seen(/GSM-7 · 2 segments/);
+      await seen(new RegExp(`^2 segments x 3 recipients = 6 of today's ${await left()} left$`), COST);
+      // Recipients from the msg: the cost per recipient only.
+      await page.evaluate(() => {
+        const $ = (window as unknown as { $: (s: string) => { typedInput(...a: string[]): unknown } }).$;
+        $('#node-input-recipient').typedInput('type', 'msg');
+        $('#node-input-recipient').typedInput('value', 'recipient');
+      });
+      await seen(/^2 segments per recipient$/, COST);
+      // A configuration without a spending guard (the budget route answers so, as tested in the node tests): the
+      // cost without a "left" part.
+      await page.route('**/smsgw-config/*/budget', (route) =>
+        route.fulfill({ json: { enabled: false, windows: [] } }),
+      );
+      try {
+        await setTypedString(page, 'node-input-recipient', '+4917012345678');
+        await seen(/^2 segments x 1 recipient = 2$/, COST);
+      } finally {
+        await page.unroute('**/smsgw-config/*/budget');
+      }
+    } finally {
+      // A dialog left open would block every later test.
+      await page.click('#node-dialog-cancel');
+      await page.waitForSelector('#node-dialog-cancel', { state: 'detached' });
+    }
+  });
+
   it('shows the recipients as they will be sent (Default country) and names the ones the node would refuse', async function () {
     await page.click('#red-ui-tab-' + TAB + ' a');
     await openEditDialog(page, sendId);

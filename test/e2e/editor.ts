@@ -98,7 +98,7 @@ export async function showSidebarTab(page: Page, tab: 'debug' | 'info' | 'config
 /** Clicks a tab of the gateway configuration dialog. */
 export async function configTab(
   page: Page,
-  tab: 'connection' | 'security' | 'delivery' | 'messages' | 'budget',
+  tab: 'connection' | 'security' | 'delivery' | 'messages' | 'budget' | 'optout',
 ): Promise<void> {
   // RED.tabs takes two clicks within 400 ms (on any of its tabs) as a double click
   await page.waitForTimeout(450);

@@ -239,6 +239,47 @@ describe('nodes: smsgw-config and the admin endpoints', () => {
     );
   });
 
+  it('POST smsgw/analyze names the characters that force UCS-2 and, with replace, analyses the replaced text', async () => {
+    await loadFlow(flowWith(env.emu.url, []));
+    let res = await helper.request().post('/smsgw/analyze').send({ text: 'It’s … ł' }).expect(200);
+    assert.deepEqual(
+      { encoding: res.body.encoding, ucs2: res.body.ucs2, replaced: res.body.replaced },
+      {
+        encoding: 'UCS-2',
+        ucs2: [
+          { char: '’', at: 2 },
+          { char: '…', at: 5 },
+          { char: 'ł', at: 7 },
+        ],
+        replaced: undefined,
+      },
+    );
+    res = await helper.request().post('/smsgw/analyze').send({ text: 'It’s ok…', replace: true }).expect(200);
+    assert.deepEqual(
+      {
+        encoding: res.body.encoding,
+        units: res.body.units,
+        ucs2: res.body.ucs2,
+        replaced: res.body.replaced,
+      },
+      { encoding: 'GSM-7', units: 10, ucs2: [], replaced: 2 },
+    );
+    assert.deepEqual(res.body.swaps, [
+      { char: '’', with: "'", at: 2 },
+      { char: '…', with: '...', at: 7 },
+    ]);
+  });
+
+  it('POST smsgw/analyze counts a fixed recipient text as the spending guard counts it', async () => {
+    await loadFlow(flowWith(env.emu.url, []));
+    const count = async (recipients?: string): Promise<unknown> =>
+      (await helper.request().post('/smsgw/analyze').send({ text: 'hi', recipients }).expect(200)).body
+        .recipients;
+    assert.equal(await count('+4917012345678, +4917012345679; +4917012345670\n+4917012345671'), 4);
+    assert.equal(await count('+4917012345678'), 1);
+    assert.equal(await count(undefined), undefined);
+  });
+
   describe('Test connection', () => {
     it('uses the stored password when the dialog sends the placeholder, and shows the balance', async () => {
       env.emu.control.finishJobs(); // jobs of earlier tests are charged when sent

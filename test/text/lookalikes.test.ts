@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { analyzeText, GSM7_LOOKALIKES, isGsm7, replaceLookalikes, ucs2Chars } from '../../src/text';
+import {
+  analyzeText,
+  GSM7_LOOKALIKES,
+  isGsm7,
+  lookalikeSwaps,
+  replaceLookalikes,
+  ucs2Chars,
+} from '../../src/text';
 
 const table = Object.keys(GSM7_LOOKALIKES);
 /** Texts mixing GSM-7, the table's characters and letters outside GSM-7 (which must stay). */
@@ -61,5 +68,26 @@ describe('text: GSM-7 look-alikes', () => {
     ]);
     assert.deepEqual(ucs2Chars('plain € {}'), []);
     assert.equal(ucs2Chars('ł'.repeat(100)).length, 20);
+  });
+
+  it('lists what it replaces, by what and where, exactly as replaceLookalikes does', () => {
+    assert.deepEqual(lookalikeSwaps('„Hi“ – ok…'), [
+      { char: '„', with: '"', at: 0 },
+      { char: '“', with: '"', at: 3 },
+      { char: '–', with: '-', at: 5 },
+      { char: '…', with: '...', at: 9 },
+    ]);
+    // The ellipsis kept where its dots would add a segment: not listed.
+    assert.deepEqual(lookalikeSwaps('ł' + '…' + 'a'.repeat(68)), []);
+    assert.equal(lookalikeSwaps('’'.repeat(100)).length, 20);
+    fc.assert(
+      fc.property(mixed, (text) => {
+        const swaps = lookalikeSwaps(text, Infinity);
+        assert.equal(swaps.length, replaceLookalikes(text).replaced);
+        const chars = Array.from(text);
+        for (const s of swaps) chars[s.at] = s.with;
+        assert.equal(chars.join(''), replaceLookalikes(text).text);
+      }),
+    );
   });
 });

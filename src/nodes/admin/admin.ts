@@ -7,12 +7,18 @@ import type { OperationDef } from '../../catalogue';
 import {
   MAX_CONTENT_LENGTH,
   analyzeText,
+  lookalikeSwaps,
+  replaceLookalikes,
+  ucs2Chars,
   checkSegments,
   sendTypeInfo,
   type LengthProblem,
   type SegmentLimits,
+  type Swap,
   type TextAnalysis,
+  type Ucs2Char,
 } from '../../text';
+import { recipientCount } from '../../reliability/budget-cost';
 import { clientOptions, segmentLimitsOf } from '../config/client-options';
 import { toGatewayError } from '../common/errors';
 import { editorCatalogue, operationOf } from '../common/operations';
@@ -298,6 +304,10 @@ interface AnalyzeBody {
   /** The selected config node's Single SMS and Long SMS fields. */
   segmentsSingle?: unknown;
   segmentsLong?: unknown;
+  /** The dialog's "Replace with GSM-7 look-alikes": analyse the text as the node would send it. */
+  replace?: unknown;
+  /** The dialog's fixed recipient text, when it has one: counted as the spending guard counts them. */
+  recipients?: unknown;
 }
 
 /** A text longer than the hard cap (text/cap.ts): the route says so instead of reading it. */
@@ -312,15 +322,37 @@ function tooLarge(text: string): TooLarge | undefined {
 }
 
 /**
+ * The analysis plus the characters that force UCS-2; with the replacement ticked, how many it replaced and which
+ * (by what, where); with a fixed recipient text, how many recipients the spending guard counts.
+ */
+type EditorAnalysis = TextAnalysis & {
+  ucs2: Ucs2Char[];
+  replaced?: number;
+  swaps?: Swap[];
+  recipients?: number;
+};
+
+/**
  * Encoding and segments of the text in a send dialog and, when the dialog knows the operation and type, what
  * the node would refuse it for (the same check as before sending, with the selected config's limits). A text
  * over the hard cap is not analysed (the node refuses it at once too): O(1), whatever its length.
  */
-export function analyzeForEditor(body: AnalyzeBody): (TextAnalysis & { tooLong?: LengthProblem }) | TooLarge {
-  const text = typeof body.text === 'string' ? body.text : '';
-  const over = tooLarge(text);
+export function analyzeForEditor(
+  body: AnalyzeBody,
+): (EditorAnalysis & { tooLong?: LengthProblem }) | TooLarge {
+  const typed = typeof body.text === 'string' ? body.text : '';
+  const over = tooLarge(typed);
   if (over) return over;
-  const analysis: TextAnalysis & { tooLong?: LengthProblem } = analyzeText(text);
+  // The text as the node sends it: replaced first when the box is ticked, as the node does before its checks.
+  const swap = body.replace === true ? replaceLookalikes(typed) : undefined;
+  const text = swap ? swap.text : typed;
+  const analysis: EditorAnalysis & { tooLong?: LengthProblem } = {
+    ...analyzeText(text),
+    ucs2: ucs2Chars(text),
+    ...(swap ? { replaced: swap.replaced, swaps: lookalikeSwaps(typed) } : {}),
+    // The spending guard's own count of the recipients (the same split, at least 1).
+    ...(typeof body.recipients === 'string' ? { recipients: recipientCount(body.recipients) } : {}),
+  };
   if (typeof body.operation !== 'string') return analysis;
   let op: OperationDef;
   let limits: SegmentLimits;
