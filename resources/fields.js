@@ -79,7 +79,6 @@ window.smsgwFields = window.smsgwFields || (function () {
                 min: 1,
                 max: 1440,
                 unit: 'minutes',
-                timer: 60000,
                 blank: 'default',
             },
             critical: { kind: 'flag', label: `${L}.critical`, value: false, blank: 'default' },

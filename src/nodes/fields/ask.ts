@@ -77,7 +77,7 @@ export const ASK_FIELDS: FieldTable = {
     min: 1,
     max: 1440,
     unit: 'minutes',
-    timer: 60_000,
+    // A window the answers are counted in, not a timer (the engine looks at most a minute ahead).
     blank: 'default',
   },
   critical: { kind: 'flag', label: `${L}.critical`, value: false, blank: 'default' },
