@@ -40,6 +40,9 @@ interface AskDef extends NodeDef {
   pass?: string;
   tell?: string;
   tellCancel?: boolean | string;
+  tellLate?: boolean | string;
+  replyLimit?: number | string;
+  replyWindow?: number | string;
   critical?: boolean | string;
   smsType?: string;
   sender?: string;
@@ -95,6 +98,9 @@ export function nodeSettings(
     pass,
     tell: v.tell as Tell,
     tellCancel: v.tellCancel === true,
+    tellLate: v.tellLate === true,
+    replyLimit: v.replyLimit as number,
+    replyWindowMs: (v.replyWindow as number) * 60_000,
     critical: v.critical === true,
     smsType: v.smsType as string,
     texts: resolveTexts(

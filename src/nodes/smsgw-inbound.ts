@@ -45,7 +45,7 @@ export function reportOf(r: Rec): unknown {
 
 /**
  * The question a reply answered, as an ask node marked it (msg.ask of the emitted msg): its code and ask id, the
- * ask node, and what the reply did (`ack`, `pass`); undefined when no ask node took it.
+ * ask node, and what the reply did (`ack`, `pass`, `late`, `which`); undefined when no ask node took it.
  */
 export function askClaim(
   marks: RecordMarks | undefined,

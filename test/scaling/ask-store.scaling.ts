@@ -185,4 +185,62 @@ describe('ask questions in Redis (real redis-server)', function () {
     assert.equal(sent.length, 2);
     assert.equal((await y.store.load()).questions.length, 0, 'closed and gone');
   });
+
+  it('two instances: answers to a person (the reply limiter) are counted in Redis; after a take-over a reply offered again gets none, and the count goes on', async () => {
+    const p = prefix();
+    const sent: { by: string; sms: AskSms }[] = [];
+    const engines = ['X', 'Y'].map((name) => {
+      const i = instance(p);
+      const engine = new AskEngine({
+        store: i.store,
+        authority: leaseAuthority(i.lease),
+        send: (_q, sms) => {
+          sent.push({ by: name, sms });
+          return Promise.resolve(1000 + sent.length);
+        },
+        numberKey: (t) => numberKey(t),
+        warn: () => undefined,
+        inboxEveryMs: 100,
+      });
+      engine.register('ask1', { output: () => undefined, failed: () => undefined, changed: () => undefined });
+      closers.push(() => engine.close());
+      return { name, engine, ...i };
+    });
+    const [x, y] = engines as [(typeof engines)[0], (typeof engines)[0]];
+    await x.link.ready();
+    x.lease.start();
+    await until(() => x.lease.held, 3000, 'X holds');
+    await x.engine.start();
+    await y.link.ready();
+    y.lease.start();
+    await y.engine.start();
+    // Two questions to A (a minute per step): a "1" without a code is asked back, at most 3 times (the limit).
+    for (let i = 0; i < 2; i++) {
+      const q = question(60_000);
+      q.numbers = [A];
+      q.keys = [numberKey(A)];
+      q.settings.replyLimit = 3;
+      await x.engine.ask(q);
+    }
+    await until(() => sent.length === 2, 3000, 'both asked');
+    // Each answer by the reference it was planned with (one X planned may be sent again by Y, looked up first).
+    const answers = (): string[] => {
+      const by = new Map<string, string>();
+      for (const s of sent)
+        if (s.sms.kind === 'answer' && !by.has(s.sms.reference)) by.set(s.sms.reference, s.by);
+      return [...by.values()];
+    };
+    const first = { key: 'r1', from: A, text: '1' };
+    await x.engine.take([first, { key: 'r2', from: A, text: '1' }]);
+    await until(() => answers().length === 2, 3000, 'two answers');
+    await x.lease.stop(); // released: Y takes over
+    await x.engine.close();
+    await until(() => y.lease.held && y.engine.holding, 3000, 'Y holds');
+    // The first reply again (X's reader had not noted it), then three new ones: one more answer, then the limit.
+    for (const r of [first, ...['r3', 'r4', 'r5'].map((key) => ({ key, from: A, text: '1' }))])
+      await y.engine.take([r]);
+    await until(() => answers().length === 3, 3000, 'the third answer');
+    await sleep(300);
+    assert.deepEqual(answers(), ['X', 'X', 'Y']);
+  });
 });

@@ -12,7 +12,7 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 function isSms(v: unknown): v is AskSms {
   return (
     isRecord(v) &&
-    (v.kind === 'ask' || v.kind === 'tell' || v.kind === 'cancel') &&
+    (v.kind === 'ask' || v.kind === 'tell' || v.kind === 'cancel' || v.kind === 'answer') &&
     typeof v.to === 'string' &&
     typeof v.text === 'string' &&
     typeof v.reference === 'string' &&

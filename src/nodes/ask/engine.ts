@@ -28,7 +28,8 @@ import { counted } from '../../count';
 import { createReference } from '../../reliability/reference';
 import { safeText } from '../../text/untrusted';
 import { StoreWriteError } from '../../store';
-import { freeCode, recentlyFreed } from './codes';
+import { freeCode, recentlyFreed, REUSE_AFTER_MS } from './codes';
+import { parseReply } from './grammar';
 import { IgnoredReplies } from './ignored-replies';
 import { lastJobId, matchReply, type Reply } from './match';
 import { CLAIMED_BY_ASK, type ClaimMarks } from './replies';
@@ -42,7 +43,7 @@ import {
   type Question,
 } from './question';
 import type { AskStore, Hold } from './store';
-import { cancelText, stepText, tellText, type StepReason } from './texts';
+import { cancelText, lateText, stepText, tellText, whichText, type StepReason } from './texts';
 
 /** Which instance acts: always this one, or the holder of a lease. */
 export interface Authority {
@@ -106,6 +107,22 @@ export const AWAY_MS = 7 * 86_400_000;
 const FIRST_READ_WAIT_MS = 10_000;
 /** Keys of replies taken, remembered so one offered again (its change was not on disk yet) is applied once. */
 const MAX_APPLIED = 2000;
+/**
+ * An answered question is kept (closed, its code still in use) this long after it was answered, so a late
+ * acknowledger gets "Already taken by" rather than silence; then its code is freed as before.
+ */
+export const LATE_KEEP_MS = REUSE_AFTER_MS;
+/** The reply limiter's defaults: at most 5 answers to one number per 10 minutes. */
+export const REPLY_LIMIT = 5;
+export const REPLY_WINDOW_MS = 10 * 60_000;
+
+/** Until when a closed question is kept: a late reply's window, and its answers while the limiter counts them. */
+function keptUntil(q: Question): number {
+  let until = q.state === 'answered' ? (q.closedAt ?? 0) + LATE_KEEP_MS : 0;
+  const window = q.settings.replyWindowMs ?? REPLY_WINDOW_MS;
+  for (const s of q.sms) if (s.kind === 'answer') until = Math.max(until, s.at + window);
+  return until;
+}
 
 class NotHolder extends Error {}
 
@@ -148,6 +165,14 @@ export class AskEngine {
     return [...this.questions.values()].filter(
       (q) => (node === undefined || q.node === node) && (q.state === 'open' || q.state === 'new'),
     );
+  }
+
+  /**
+   * Whether replies are still awaited: a question open, or one kept closed for late replies (an hour after it was
+   * answered) or for the reply limiter's count.
+   */
+  get listening(): boolean {
+    return this.questions.size > 0;
   }
 
   register(nodeId: string, handle: AskNodeHandle): void {
@@ -380,6 +405,15 @@ export class AskEngine {
   private async advance(q: Question): Promise<void> {
     const node = this.nodes.get(q.node);
     const now = this.now();
+    if (
+      isClosed(q) &&
+      (q.emitted || q.state === 'cancelled') &&
+      q.sms.every((s) => s.state !== 'planned') &&
+      now >= keptUntil(q)
+    ) {
+      await this.remove(q);
+      return;
+    }
     if (!node) {
       // Its node is not running here: kept (its outputs need it) until long after it would have ended.
       if (now > q.createdAt + totalSteps(q) * q.settings.waitMs + AWAY_MS) {
@@ -398,15 +432,19 @@ export class AskEngine {
       q.emitted = true;
       await this.save(q);
     }
-    if (isClosed(q) && (q.emitted || q.state === 'cancelled') && q.sms.every((s) => s.state !== 'planned'))
+    if (
+      isClosed(q) &&
+      (q.emitted || q.state === 'cancelled') &&
+      q.sms.every((s) => s.state !== 'planned') &&
+      this.now() >= keptUntil(q)
+    )
       await this.remove(q);
     node.changed();
   }
 
   private async begin(q: Question): Promise<void> {
-    const inUse = new Set(
-      [...this.questions.values()].flatMap((o) => (o.code && !isClosed(o) ? [o.code] : [])),
-    );
+    // A closed question still kept (a late reply may name it) keeps its code.
+    const inUse = new Set([...this.questions.values()].flatMap((o) => (o.code ? [o.code] : [])));
     q.code = freeCode(inUse, this.freed, this.now());
     q.state = 'open';
     q.step = 0;
@@ -447,6 +485,8 @@ export class AskEngine {
     const key = this.deps.numberKey(r.from);
     const m = matchReply(r, key, [...this.questions.values()]);
     if ('none' in m) {
+      const answered = await this.answerPerson(r, key, m.none);
+      if (answered) return answered;
       // The number and the text are the phone's: one short line each, at most one line per number a minute.
       const from = safeText(r.from, 40);
       if (m.none === 'noCode')
@@ -486,6 +526,70 @@ export class AskEngine {
     }
     await this.acknowledge(q, key, m.answer, m.jobId);
     return marks;
+  }
+
+  /**
+   * A reply that answered no open question may still get one short answer: a late acknowledger "Already taken by
+   * ... at 03:12" (a question answered by someone else within LATE_KEEP_MS), a reply without a code from a number
+   * with several open questions "Which one? Reply 1a or 1b". A number never asked gets nothing. Each answer is
+   * written with its question before it is sent (the reply's key with it: a reply offered again gets none), and
+   * counted by the reply limiter. The marks when it was such a reply (the inbound triggers skip it), else undefined.
+   */
+  private async answerPerson(
+    r: Reply,
+    key: string,
+    why: 'stranger' | 'noCode' | 'otherJob' | 'notAccepted',
+  ): Promise<ClaimMarks | undefined> {
+    const all = [...this.questions.values()];
+    const late = lateQuestion(r, key, all, why === 'stranger');
+    if (late) {
+      const marks = claimOf(late, 'late');
+      // The one who took it, or a node that does not answer late ones: marked, not answered.
+      if (late.keys[late.numbers.indexOf(late.result?.from ?? '')] === key) return marks;
+      if (late.settings.tellLate === false) return marks;
+      await this.answerWith(late, key, r, lateText(late), 'a late acknowledgement');
+      return marks;
+    }
+    if (why !== 'noCode') return undefined;
+    const open = all.filter((q) => q.state === 'open' && askedKeys(q).has(key));
+    const read = open
+      .map((q) => parseReply(r.text, { ack: q.settings.ack, pass: q.settings.pass }, () => false))
+      .find((p) => p !== undefined);
+    // Only a reply that is an answer (acknowledge or pass on) is asked back; anything else is left alone.
+    if (!read || open.length < 2) return undefined;
+    const newest = open.reduce((a, b) => (b.createdAt > a.createdAt ? b : a));
+    const word = read.action === 'pass' ? newest.settings.pass[0] : newest.settings.ack[0];
+    const text = whichText(word ?? '', open.map((q) => q.code ?? '').sort(codeOrder));
+    await this.answerWith(newest, key, r, text, 'a reply without a code');
+    return claimOf(newest, 'which');
+  }
+
+  /** Plans, writes and sends one answer to `key` with `q`, unless the reply had one or the limiter says no. */
+  private async answerWith(q: Question, key: string, r: Reply, text: string, what: string): Promise<void> {
+    const all = [...this.questions.values()];
+    if (all.some((o) => o.sms.some((s) => s.kind === 'answer' && s.replyKey === r.key))) return;
+    const limit = q.settings.replyLimit ?? REPLY_LIMIT;
+    const windowMs = q.settings.replyWindowMs ?? REPLY_WINDOW_MS;
+    const since = this.now() - windowMs;
+    let given = 0;
+    for (const o of all)
+      for (const s of o.sms)
+        if (s.kind === 'answer' && s.at > since && this.deps.numberKey(s.to) === key) given++;
+    if (given >= limit) {
+      const from = safeText(r.from, 40);
+      this.ignored.note(
+        key,
+        from,
+        `ask: no answer to ${what} from ${from}: ${counted(given, 'answer')} to it in the last ` +
+          `${Math.round(windowMs / 60_000)} min already (the reply limiter)`,
+      );
+      return;
+    }
+    const sms = this.plan(q, 'answer', q.numbers[q.keys.indexOf(key)]!, text, false);
+    sms.replyKey = r.key;
+    q.sms.push(sms);
+    await this.save(q);
+    this.launch(q, sms, false);
   }
 
   /** `key` acknowledged `q`: it is answered (output 1), the others are told as set. */
@@ -596,15 +700,22 @@ export class AskEngine {
     this.timer = undefined;
     if (!this.holding || this.closed || !this.readDone) return;
     let due = Infinity;
-    for (const q of this.questions.values())
+    const now = this.now();
+    for (const q of this.questions.values()) {
       if (q.state === 'open' && this.nodes.has(q.node)) due = Math.min(due, q.stepAt + q.settings.waitMs);
+      // A closed question kept for late replies and the limiter's count leaves when that ends.
+      const kept = isClosed(q) ? keptUntil(q) : 0;
+      if (kept > now) due = Math.min(due, kept);
+    }
     if (due === Infinity) return;
     const ms = Math.max(0, Math.min(MAX_TIMER_MS, due - this.now()));
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       void this.run(async () => {
         if (!this.holding) return;
-        for (const q of [...this.questions.values()]) if (q.state === 'open') await this.advance(q);
+        const now = this.now();
+        for (const q of [...this.questions.values()])
+          if (q.state === 'open' || (isClosed(q) && keptUntil(q) <= now)) await this.advance(q);
         this.schedule();
       });
     }, ms);
@@ -630,6 +741,29 @@ function claimOfAll(qs: readonly Question[]): ClaimMarks {
 }
 
 /** The marks of a reply that answered `q` (replies.ts): short words, kept with the record by the reader. */
-function claimOf(q: Question, action: 'ack' | 'pass'): ClaimMarks {
+function claimOf(q: Question, action: ClaimMarks['action']): ClaimMarks {
   return { claimedBy: CLAIMED_BY_ASK, question: q.code ?? '', askId: q.id, askNode: q.node, action };
+}
+
+/** Codes in the order they are given out (a, b, ..., z, aa). */
+const codeOrder = (a: string, b: string): number => a.length - b.length || a.localeCompare(b);
+
+/**
+ * The answered question a reply acknowledges late: one asked to this number whose code it names, or (`bare`: the
+ * number has no open question) the last one answered when it names none. With any reply acknowledging (no
+ * Acknowledge words) only a reply naming the code counts: "thanks" after the question closed is no answer.
+ */
+function lateQuestion(r: Reply, key: string, all: readonly Question[], bare: boolean): Question | undefined {
+  const answered = all.filter((q) => q.state === 'answered' && askedKeys(q).has(key));
+  const read = (q: Question) =>
+    parseReply(r.text, { ack: q.settings.ack, pass: q.settings.pass }, (c) => c === q.code);
+  for (const q of answered) {
+    const p = read(q);
+    if (p?.action === 'ack' && p.code !== undefined) return q;
+  }
+  if (!bare) return undefined;
+  const last = answered
+    .filter((q) => q.settings.ack.length > 0 && read(q)?.action === 'ack')
+    .sort((a, b) => (b.closedAt ?? 0) - (a.closedAt ?? 0))[0];
+  return last;
 }

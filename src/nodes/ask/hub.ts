@@ -250,10 +250,13 @@ export class AskHub {
     }
   }
 
-  /** Reads replies at the shortest interval of the nodes while questions are open here. */
+  /**
+   * Reads replies at the shortest interval of the nodes while questions are open here, and while answered ones are
+   * kept for a late acknowledger (an hour).
+   */
   private schedulePoll(): void {
     if (this.pollTimer || !this.subscription || this.closing) return;
-    if (!this.engine.holding || this.engine.open().length === 0) return;
+    if (!this.engine.holding || !this.engine.listening) return;
     const every = Math.min(...[...this.nodes.values()].map((n) => n.intervalMs));
     this.pollTimer = setTimeout(
       () => {

@@ -45,11 +45,21 @@ export interface AskSettings {
   sender: string;
   caption: string;
   texts: AskTexts;
+  /** A late acknowledger is answered "Already taken by ..." (absent: kept by an older version, on). */
+  tellLate?: boolean | undefined;
+  /** The reply limiter: at most this many answers to one number per `replyWindowMs` (absent: 5 per 10 min). */
+  replyLimit?: number | undefined;
+  replyWindowMs?: number | undefined;
 }
 
-/** One SMS of a question: a step, a note to the others, or a cancellation. */
+/**
+ * One SMS of a question: a step, a note to the others, a cancellation, or an answer to a person's reply (a late
+ * acknowledger's "Already taken by", the "Which one?" of a reply without a code).
+ */
 export interface AskSms {
-  kind: 'ask' | 'tell' | 'cancel';
+  kind: 'ask' | 'tell' | 'cancel' | 'answer';
+  /** The key of the reply an `answer` answers: a reply offered again (a crash, another instance) gets none. */
+  replyKey?: string | undefined;
   /** The step (0-based) of an `ask`. */
   step?: number | undefined;
   /** The number as it is sent. */

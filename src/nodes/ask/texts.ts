@@ -3,7 +3,8 @@
  * of the people asked is not Node-RED's; write your own in theirs). Placeholders in braces:
  *   {question} the question, {code} its code, {ack} / {pass} the first acknowledging / passing answer,
  *   {from} who answered (tell), the number asked before (passed on), or the one who passed it on (passed on by),
- *   {answer} the answer, {step} / {steps}.
+ *   {answer} the answer, {step} / {steps}; in the answers to a person's reply {time} (when it was taken, HH:MM in
+ *   Node-RED's time zone) and {choices} ("1a or 1b").
  * An unknown placeholder stays as written.
  */
 import type { AskTexts, Question } from './question';
@@ -31,7 +32,14 @@ export const AUTOMATIC = {
   passedBy: 'Passed on by {from}:',
   tell: 'Answered by {from}: {question}',
   cancel: 'Cancelled: {question}',
+  /** To a late acknowledger (short: one segment whatever the question). */
+  late: 'Already taken by {from} at {time} ({code})',
+  /** To a reply without a code from a number with several open questions. */
+  which: 'Which one? Reply {choices}',
 } as const;
+
+/** Codes named in one "Which one?" answer at most (it stays one segment). */
+export const MAX_CHOICES = 6;
 
 const given = (v: string | undefined): string | undefined =>
   typeof v === 'string' && v.trim() !== '' ? v : undefined;
@@ -86,4 +94,24 @@ export function tellText(q: Question, from: string, answer: string): string {
 
 export function cancelText(q: Question): string {
   return fill(q.settings.texts.cancel, values(q));
+}
+
+/** HH:MM of a time, in Node-RED's time zone. */
+export function clockTime(at: number): string {
+  const d = new Date(at);
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}
+
+/** To `q`'s late acknowledger: who took it, when. */
+export function lateText(q: Question): string {
+  return fill(AUTOMATIC.late, values(q, { from: q.result?.from ?? '', time: clockTime(q.closedAt ?? 0) }));
+}
+
+/** "Which one?" with the answer word and code of each open question ("1a or 1b"; at most MAX_CHOICES). */
+export function whichText(word: string, codes: readonly string[]): string {
+  const named = codes.slice(0, MAX_CHOICES).map((c) => `${word}${c}`);
+  if (codes.length > MAX_CHOICES) named.push('...');
+  const choices =
+    named.length > 1 ? `${named.slice(0, -1).join(', ')} or ${named[named.length - 1]!}` : (named[0] ?? '');
+  return fill(AUTOMATIC.which, { choices });
 }

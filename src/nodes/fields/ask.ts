@@ -58,6 +58,28 @@ export const ASK_FIELDS: FieldTable = {
     blank: 'default',
   },
   tellCancel: { kind: 'flag', label: `${L}.tellCancel`, value: false, blank: 'default' },
+  // Answers to a person's reply ("Already taken by", "Which one?"): a flow saved before they existed gets them on.
+  tellLate: { kind: 'flag', label: `${L}.tellLate`, value: true, blank: 'default' },
+  // The reply limiter: two auto-responders must not text each other until the account is empty. 0: no answers.
+  replyLimit: {
+    kind: 'number',
+    label: `${L}.replyLimit`,
+    value: 5,
+    whole: true,
+    min: 0,
+    max: 100,
+    blank: 'default',
+  },
+  replyWindow: {
+    kind: 'number',
+    label: `${L}.replyWindow`,
+    value: 10,
+    min: 1,
+    max: 1440,
+    unit: 'minutes',
+    // A window the answers are counted in, not a timer (the engine looks at most a minute ahead).
+    blank: 'default',
+  },
   critical: { kind: 'flag', label: `${L}.critical`, value: false, blank: 'default' },
   smsType: {
     kind: 'choice',

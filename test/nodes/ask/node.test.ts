@@ -102,12 +102,15 @@ describe('smsgw-ask node', function () {
     assert.equal(ask.jobId, job.id);
     assert.equal(ask.code, 'a');
     assert.ok(typeof ask.afterMs === 'number' && ask.afterMs > 0 && ask.afterMs < 60_000);
-    // Closed and gone from the state file: nothing is left that a step's end (or a restart) could pass on.
+    // Closed in the state file (kept answered for an hour, for a late reply): nothing is left open that a step's
+    // end (or a restart) could pass on.
     await waitFor(() => statuses('ask').at(-1)?.text === 'no open questions');
     const file = path.join(env.userDir, 'smsgw-state', 'smsgw-ask.cfg.json');
-    await waitFor(
-      () => Object.keys(readStateFile<{ questions?: object }>(file).questions ?? {}).length === 0,
-    );
+    const states = (): string[] =>
+      Object.values(
+        readStateFile<{ questions?: Record<string, { state: string }> }>(file).questions ?? {},
+      ).map((q) => q.state);
+    await waitFor(() => states().join() === 'answered');
     assert.equal(out.messages.length, 1);
     assert.equal(out2.messages.length, 0);
     assert.equal(jobsTo(env, B).length, 0, 'no SMS to the second number');
@@ -398,9 +401,12 @@ describe('smsgw-ask node', function () {
     assert.equal(jobsTo(env, B).length, 0, 'no SMS to B');
     assert.equal(caught.messages.length, 1, 'told once');
     assert.deepEqual(
-      Object.keys(readStateFile<{ questions?: object }>(file).questions ?? {}),
-      [],
-      'saved: answered, output, closed',
+      Object.values(
+        readStateFile<{ questions?: Record<string, { state: string; emitted?: boolean }> }>(file).questions ??
+          {},
+      ).map((q) => [q.state, q.emitted]),
+      [['answered', true]],
+      'saved: answered, output, closed (kept an hour for a late reply)',
     );
     assert.ok(statuses('ask').at(-1)!.fill !== 'red', 'the ring goes once it is saved');
   });

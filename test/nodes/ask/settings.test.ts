@@ -24,11 +24,15 @@ describe('smsgw-ask settings', () => {
     assert.deepEqual([s.ack, s.pass], [[], []]);
     assert.equal(s.tell, 'none');
     assert.equal(s.tellCancel, false);
+    // Answers to a person: on, at most 5 per number per 10 minutes.
+    assert.deepEqual([s.tellLate, s.replyLimit, s.replyWindowMs], [true, 5, 600_000]);
     assert.equal(s.critical, false);
     assert.equal(s.smsType, 'Standard');
     assert.equal(s.intervalMs, 30_000);
     // Blank fields (as a dialog saves an emptied field) are the defaults too.
     assert.equal(nodeSettings(def({ wait: '', rounds: ' ', interval: '' })).waitMs, 5 * 60_000);
+    const t = nodeSettings(def({ tellLate: false, replyLimit: '0', replyWindow: '30' }));
+    assert.deepEqual([t.tellLate, t.replyLimit, t.replyWindowMs], [false, 0, 1_800_000]);
   });
 
   it('the wait in its unit, at least a second; lists of answers in lower case', () => {
