@@ -630,6 +630,7 @@ window.smsgwFields = window.smsgwFields || (function () {
         const config_1 = require("./config");
         const heartbeat_1 = require("./heartbeat");
         const query_1 = require("./query");
+        const optout_1 = require("./optout");
         const send_1 = require("./send");
         const triggers_1 = require("./triggers");
         exports.FIELDS = {
@@ -648,6 +649,7 @@ window.smsgwFields = window.smsgwFields || (function () {
             'smsgw-budget': triggers_1.BUDGET_FIELDS,
             'smsgw-ask': ask_1.ASK_FIELDS,
             'smsgw-heartbeat': heartbeat_1.HEARTBEAT_FIELDS,
+            'smsgw-optout': optout_1.OPTOUT_FIELDS,
         };
         function fieldsOf(nodeType) {
             const table = exports.FIELDS[nodeType];
@@ -655,6 +657,33 @@ window.smsgwFields = window.smsgwFields || (function () {
                 throw new Error(`no field table for ${nodeType}`);
             return table;
         }
+    },
+    "./optout": function (exports, require) {
+        "use strict";
+        Object.defineProperty(exports, "__esModule", { value: true });
+        exports.OPTOUT_FIELDS = void 0;
+        const shared_1 = require("./shared");
+        exports.OPTOUT_FIELDS = {
+            name: shared_1.NAME,
+            gateway: shared_1.GATEWAY,
+            output: shared_1.OUTPUT,
+            action: {
+                kind: 'choice',
+                label: 'smsgw-optout.label.action',
+                value: 'check',
+                options: ['add', 'remove', 'check'],
+                blank: 'default',
+            },
+            numbers: {
+                kind: 'typed',
+                label: 'smsgw-optout.label.numbers',
+                value: 'payload',
+                types: ['msg', 'str', 'json', ...shared_1.COMMON_TYPES.slice(1)],
+                of: 'text',
+                format: 'recipients',
+                blank: 'required',
+            },
+        };
     },
     "./query": function (exports, require) {
         "use strict";
