@@ -1223,12 +1223,7 @@ window.smsgwFields = window.smsgwFields || (function () {
             },
             sendDate: shared_1.SEND_DATE,
             quietHours: shared_1.QUIET_HOURS,
-            replaceLookalikes: {
-                kind: 'flag',
-                label: 'smsgw-send-sms.label.replaceLookalikes',
-                value: false,
-                blank: 'default',
-            },
+            replaceLookalikes: shared_1.REPLACE_LOOKALIKES,
             jobPriority: {
                 kind: 'typed',
                 label: 'smsgw-send-sms.label.jobPriority',
@@ -1315,12 +1310,13 @@ window.smsgwFields = window.smsgwFields || (function () {
             ], 'SendText'),
             params: shared_1.PARAMS,
             quietHours: shared_1.QUIET_HOURS,
+            replaceLookalikes: shared_1.REPLACE_LOOKALIKES,
         };
     },
     "./shared": function (exports, require) {
         "use strict";
         Object.defineProperty(exports, "__esModule", { value: true });
-        exports.store = exports.INPUTS = exports.INTERVAL = exports.OUTPUTS = exports.PARAMS = exports.operation = exports.QUIET_HOURS = exports.SEND_DATE = exports.SENDER = exports.CAPTION = exports.RECIPIENT = exports.OUTPUT = exports.GATEWAY = exports.NAME = exports.COMMON_TYPES = void 0;
+        exports.store = exports.INPUTS = exports.INTERVAL = exports.OUTPUTS = exports.PARAMS = exports.operation = exports.REPLACE_LOOKALIKES = exports.QUIET_HOURS = exports.SEND_DATE = exports.SENDER = exports.CAPTION = exports.RECIPIENT = exports.OUTPUT = exports.GATEWAY = exports.NAME = exports.COMMON_TYPES = void 0;
         const SHARED = 'smsgw-config';
         exports.COMMON_TYPES = ['msg', 'flow', 'global', 'env', 'jsonata'];
         const MORE_TYPES = exports.COMMON_TYPES.slice(1);
@@ -1376,6 +1372,12 @@ window.smsgwFields = window.smsgwFields || (function () {
             label: `${SHARED}.common.quietHours`,
             value: 'config',
             options: ['config', 'off'],
+            blank: 'default',
+        };
+        exports.REPLACE_LOOKALIKES = {
+            kind: 'flag',
+            label: 'smsgw-send-sms.label.replaceLookalikes',
+            value: false,
             blank: 'default',
         };
         const operation = (options, value) => ({
