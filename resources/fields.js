@@ -649,6 +649,7 @@ window.smsgwFields = window.smsgwFields || (function () {
         const config_1 = require("./config");
         const heartbeat_1 = require("./heartbeat");
         const query_1 = require("./query");
+        const optout_1 = require("./optout");
         const send_1 = require("./send");
         const triggers_1 = require("./triggers");
         exports.FIELDS = {
@@ -667,6 +668,7 @@ window.smsgwFields = window.smsgwFields || (function () {
             'smsgw-budget': triggers_1.BUDGET_FIELDS,
             'smsgw-ask': ask_1.ASK_FIELDS,
             'smsgw-heartbeat': heartbeat_1.HEARTBEAT_FIELDS,
+            'smsgw-optout': optout_1.OPTOUT_FIELDS,
         };
         function fieldsOf(nodeType) {
             const table = exports.FIELDS[nodeType];
@@ -674,6 +676,33 @@ window.smsgwFields = window.smsgwFields || (function () {
                 throw new Error(`no field table for ${nodeType}`);
             return table;
         }
+    },
+    "./optout": function (exports, require) {
+        "use strict";
+        Object.defineProperty(exports, "__esModule", { value: true });
+        exports.OPTOUT_FIELDS = void 0;
+        const shared_1 = require("./shared");
+        exports.OPTOUT_FIELDS = {
+            name: shared_1.NAME,
+            gateway: shared_1.GATEWAY,
+            output: shared_1.OUTPUT,
+            action: {
+                kind: 'choice',
+                label: 'smsgw-optout.label.action',
+                value: 'check',
+                options: ['add', 'remove', 'check'],
+                blank: 'default',
+            },
+            numbers: {
+                kind: 'typed',
+                label: 'smsgw-optout.label.numbers',
+                value: 'payload',
+                types: ['msg', 'str', 'json', ...shared_1.COMMON_TYPES.slice(1)],
+                of: 'text',
+                format: 'recipients',
+                blank: 'required',
+            },
+        };
     },
     "./query": function (exports, require) {
         "use strict";
@@ -1213,12 +1242,7 @@ window.smsgwFields = window.smsgwFields || (function () {
             },
             sendDate: shared_1.SEND_DATE,
             quietHours: shared_1.QUIET_HOURS,
-            replaceLookalikes: {
-                kind: 'flag',
-                label: 'smsgw-send-sms.label.replaceLookalikes',
-                value: false,
-                blank: 'default',
-            },
+            replaceLookalikes: shared_1.REPLACE_LOOKALIKES,
             jobPriority: {
                 kind: 'typed',
                 label: 'smsgw-send-sms.label.jobPriority',
@@ -1305,12 +1329,13 @@ window.smsgwFields = window.smsgwFields || (function () {
             ], 'SendText'),
             params: shared_1.PARAMS,
             quietHours: shared_1.QUIET_HOURS,
+            replaceLookalikes: shared_1.REPLACE_LOOKALIKES,
         };
     },
     "./shared": function (exports, require) {
         "use strict";
         Object.defineProperty(exports, "__esModule", { value: true });
-        exports.store = exports.INPUTS = exports.INTERVAL = exports.OUTPUTS = exports.PARAMS = exports.operation = exports.QUIET_HOURS = exports.SEND_DATE = exports.SENDER = exports.CAPTION = exports.RECIPIENT = exports.OUTPUT = exports.GATEWAY = exports.NAME = exports.COMMON_TYPES = void 0;
+        exports.store = exports.INPUTS = exports.INTERVAL = exports.OUTPUTS = exports.PARAMS = exports.operation = exports.REPLACE_LOOKALIKES = exports.QUIET_HOURS = exports.SEND_DATE = exports.SENDER = exports.CAPTION = exports.RECIPIENT = exports.OUTPUT = exports.GATEWAY = exports.NAME = exports.COMMON_TYPES = void 0;
         const SHARED = 'smsgw-config';
         exports.COMMON_TYPES = ['msg', 'flow', 'global', 'env', 'jsonata'];
         const MORE_TYPES = exports.COMMON_TYPES.slice(1);
@@ -1366,6 +1391,12 @@ window.smsgwFields = window.smsgwFields || (function () {
             label: `${SHARED}.common.quietHours`,
             value: 'config',
             options: ['config', 'off'],
+            blank: 'default',
+        };
+        exports.REPLACE_LOOKALIKES = {
+            kind: 'flag',
+            label: 'smsgw-send-sms.label.replaceLookalikes',
+            value: false,
             blank: 'default',
         };
         const operation = (options, value) => ({

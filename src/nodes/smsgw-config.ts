@@ -151,6 +151,8 @@ export default (RED: NodeAPI): void => {
         confirm: () => Promise.reject(error),
         exportCsv: () => Promise.reject(error),
         importCsv: () => Promise.reject(error),
+        flowChange: () => Promise.reject(error),
+        check: () => Promise.reject(error),
       };
       return;
     }

@@ -32,6 +32,7 @@ export const NODE_TYPES = [
   'smsgw-hlr-results',
   'smsgw-budget',
   'smsgw-heartbeat',
+  'smsgw-optout',
 ] as const;
 export const CONFIG_TYPE = 'smsgw-config';
 export const PALETTE_TYPES = NODE_TYPES.filter((t) => t !== CONFIG_TYPE);

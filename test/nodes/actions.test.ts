@@ -197,6 +197,78 @@ describe('nodes: action nodes other than send-sms', () => {
       assert.deepEqual(emulatedJob(env, Number(p.JobId))?.recipients, ['+4917077777777']);
     });
 
+    it('"Replace with GSM-7 look-alikes": the gateway, the spending guard and the result see the replaced text; the status says how many', async () => {
+      // 161 characters: 3 UCS-2 segments as typed, 2 GSM-7 segments once replaced (SmsTyp 17 takes up to 10).
+      const typed = 'Pump 3’s “level” – low… ';
+      const sentText = `Pump 3's "level" - low... `;
+      const pad = 'x'.repeat(161 - sentText.length);
+      await loadFlow(
+        flowWith(
+          env.emu.url,
+          [
+            {
+              ...legacy('SendText', {
+                Recipient: { value: '+4917055555555', type: 'str' },
+                SmsTyp: { value: '17', type: 'str' },
+              }),
+              replaceLookalikes: true,
+            },
+          ],
+          { budgetDay: 1000 },
+        ),
+      );
+      const counted = async (): Promise<number> => {
+        const res = await helper.request().get('/smsgw-config/cfg/budget').expect(200);
+        return (res.body as { windows: { count: number }[] }).windows[0]!.count;
+      };
+      const before = await counted();
+      const out = nextMessage('out');
+      send('n1', { payload: typed + pad, topic: 'lookalikes' });
+      const p = (await out).payload as { JobId: string; replaced?: number };
+      assert.equal(p.replaced, 5);
+      assert.equal(emulatedJob(env, Number(p.JobId))?.text, sentText + pad);
+      // The guard counted 2 segments x 1 recipient (3 as typed).
+      assert.equal((await counted()) - before, 2);
+      assert.match(String(statuses('n1').at(-1)!.text), /status\.replaced|5 replaced/);
+    });
+
+    it("the replacement never adds a segment (SMSCR's Msg): ellipses that would are kept, letters left alone", async () => {
+      // 70 characters of UCS-2 (Ł stays): one segment; 68 ellipses as dots would make four.
+      const typed = `Ł’${'…'.repeat(68)}`;
+      await loadFlow(
+        flowWith(env.emu.url, [
+          {
+            ...legacy('SMSCR', {
+              bRecipient: { value: '+4917077777777', type: 'str' },
+              SmsTyp: { value: '1', type: 'num' },
+            }),
+            replaceLookalikes: true,
+          },
+        ]),
+      );
+      const out = nextMessage('out');
+      send('n1', { payload: typed, topic: 'kept' });
+      const p = (await out).payload as { JobId: string; replaced?: number };
+      assert.equal(p.replaced, 1);
+      assert.equal(emulatedJob(env, Number(p.JobId))?.text, `Ł'${'…'.repeat(68)}`);
+    });
+
+    it('without the setting the text goes as typed and the result has no `replaced`', async () => {
+      await loadFlow(
+        flowWith(env.emu.url, [
+          legacy('SendText', {
+            Recipient: { value: '+4917055555555', type: 'str' },
+            SmsTyp: { value: '1', type: 'str' },
+          }),
+        ]),
+      );
+      const out = nextMessage('out');
+      send('n1', { payload: 'It’s ok', topic: 'as-typed' });
+      const p = (await out).payload as Record<string, unknown>;
+      assert.equal('replaced' in p, false);
+      assert.equal(emulatedJob(env, Number(p.JobId))?.text, 'It’s ok');
+    });
+
     it('an "Error ..." answer reaches Catch as REJECTED with the text as status', async () => {
       await loadFlow(
         flowWith(env.emu.url, [

@@ -43,7 +43,8 @@ describe('nodes: example comments', () => {
 
   // Imported one after the other into a plain Node-RED, examples that share a configuration's id reuse it ("Import
   // copy" keeps the existing node), so address and account are typed once. Spending guard brings its own on
-  // purpose (its limit must not hold back the other flows) and says so.
+  // purpose (its limit must not hold back the other flows) and says so; so does Customer replies STOP (its opt-out
+  // list reads the account's replies before the other examples' inbound triggers and checks their sends).
   it('the examples share one gateway configuration and one MQTT broker configuration; each says what it needs', () => {
     const configs = new Map<string, string[]>();
     for (const { name, nodes } of listExamples()) {
@@ -59,9 +60,15 @@ describe('nodes: example comments', () => {
     const brokers = [...configs].filter(([k]) => k.startsWith('mqtt-broker '));
     assert.deepEqual(
       gateways.map(([, names]) => names.length).sort((a, b) => b - a),
-      [listExamples().length - 1, 1],
+      [listExamples().length - 2, 1, 1],
     );
-    assert.deepEqual(gateways.find(([, names]) => names.length === 1)?.[1], ['Spending guard']);
+    assert.deepEqual(
+      gateways
+        .filter(([, names]) => names.length === 1)
+        .flatMap(([, names]) => names)
+        .sort(),
+      ['Customer replies STOP', 'Spending guard'],
+    );
     assert.equal(brokers.length, 1, brokers.map(([k]) => k).join());
   });
 });

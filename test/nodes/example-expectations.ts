@@ -216,6 +216,35 @@ export const EXPECTED: Record<string, ExampleExpectation> = {
       assert.equal(Number(balance.Value), account.account.balance, JSON.stringify(balance));
     },
   },
+  'Customer replies STOP': {
+    // The CRM's side: the customer is added, offered to (refused), checked, removed. (The STOP reply's side needs a
+    // read of the configuration's reader, at its own interval: test/nodes/optout.test.ts shows it.)
+    counts: {
+      'CRM update': 0,
+      'list changed': 1,
+      sent: 0,
+      refused: 1,
+      'on the list?': 1,
+      'list changed back': 1,
+    },
+    afterPressing: {
+      'CRM: customer unsubscribed': (seen) => seen('list changed').length > 0,
+      'offer to the customer': (seen) => seen('refused').length > 0,
+      'is the customer on the list?': (seen) => seen('on the list?').length > 0,
+    },
+    shows(seen) {
+      const added = payloadOf(seen, 'list changed');
+      assert.deepEqual(
+        [added.action, added.changed, rec((added.numbers as Rec[])[0]).source],
+        ['add', 1, 'flow'],
+      );
+      assert.equal(rec(seen('refused')[0]!.error).code, 'OPTED_OUT');
+      const checked = payloadOf(seen, 'on the list?');
+      assert.deepEqual([checked.action, checked.optedOut], ['check', 1]);
+      const removed = payloadOf(seen, 'list changed back');
+      assert.deepEqual([removed.action, removed.changed], ['remove', 1]);
+    },
+  },
   'Spending guard': {
     // 8 alarms against a daily limit of 10: all go out; the warning at 80 % (8 of 10), then the count asked for.
     counts: { sent: 8, refused: 0, budget: 2 },

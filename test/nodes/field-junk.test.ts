@@ -190,6 +190,7 @@ const BASE_MSG: Readonly<Record<string, Rec>> = {
   'smsgw-call': { payload: {} },
   'smsgw-ask': { payload: 'junk test?' },
   'smsgw-heartbeat': { topic: 'junk/test' },
+  'smsgw-optout': { payload: '+4917000000001' },
 };
 
 describe('nodes: junk in every msg override, refused before anything is sent or counted', function () {

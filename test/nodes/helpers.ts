@@ -20,6 +20,7 @@ import smsgwHlrResults from '../../src/nodes/smsgw-hlr-results';
 import smsgwBudget from '../../src/nodes/smsgw-budget';
 import smsgwAsk from '../../src/nodes/smsgw-ask';
 import smsgwHeartbeat from '../../src/nodes/smsgw-heartbeat';
+import smsgwOptOut from '../../src/nodes/smsgw-optout';
 
 helper.init(require.resolve('node-red'));
 
@@ -82,6 +83,7 @@ export const ALL_NODES = (
     ['smsgw-budget', smsgwBudget],
     ['smsgw-ask', smsgwAsk],
     ['smsgw-heartbeat', smsgwHeartbeat],
+    ['smsgw-optout', smsgwOptOut],
   ] as const
 ).map(([set, mod]) => withCatalogues(set, mod));
 

@@ -12,6 +12,8 @@ import { overridesOf } from './override-table';
 import type { TypedValue } from '../config/types';
 import type { OperationDef } from '../../catalogue';
 import { deployFields } from './fields';
+import { replaceLookalikes } from '../../text';
+import { cachedText, sharedKey } from './status';
 
 export interface MultiOpDef extends NodeDef {
   gateway: string;
@@ -62,14 +64,46 @@ export function setupMultiOperation(
       );
       if (op.costs !== true)
         return present(op, await callOperation(cfg.getClient(), op, params, signal, onWarning));
+      // Replaced before the gate: the spending guard, the outbox and the gateway see the text that is sent.
+      const replaced = values.replaceLookalikes === true ? replaceTexts(params) : undefined;
       // What costs (the older service's sends) goes through the send gate: reference, guard, outbox.
       const sent = await sendMessage(cfg, op, params, signal, ctx);
       const result = present(op, sent.value);
       const payload = result.payload;
+      const status =
+        replaced === undefined || replaced === 0
+          ? result.status
+          : {
+              ...result.status,
+              text: `${String(result.status.text ?? '')}, ${cachedText(RED, sharedKey('status.replaced'), { count: replaced })}`,
+            };
       return typeof payload === 'object' && payload !== null && !Array.isArray(payload)
-        ? { ...result, payload: { ...payload, ...sentFields(sent) } }
-        : result;
+        ? {
+            ...result,
+            status,
+            payload: { ...payload, ...(replaced !== undefined ? { replaced } : {}), ...sentFields(sent) },
+          }
+        : { ...result, status };
     },
     { quiet: nodeType === 'smsgw-legacy-send-text' && values.quietHours !== 'off' },
   );
+}
+
+/** The text parameters of the older service's sends (binary data, strMsg of SendBinData, is never changed). */
+const TEXT_PARAMS = ['SMSText', 'Msg'] as const;
+
+/**
+ * "Replace with GSM-7 look-alikes" on the text parameters, in place: how many characters were replaced. Never
+ * more segments than before (replaceLookalikes keeps an ellipsis that would add one).
+ */
+function replaceTexts(params: Record<string, unknown>): number {
+  let replaced = 0;
+  for (const name of TEXT_PARAMS) {
+    const text = params[name];
+    if (typeof text !== 'string') continue;
+    const swap = replaceLookalikes(text);
+    params[name] = swap.text;
+    replaced += swap.replaced;
+  }
+  return replaced;
 }

@@ -203,6 +203,14 @@ export const OVERRIDES = {
   'smsgw-ask': { priority: PRIORITY },
   // The source is a typedInput (msg.topic by default); msg.heartbeat says what to do with the msg's source.
   'smsgw-heartbeat': { heartbeat: HEARTBEAT },
+  // The numbers are a typedInput (msg.payload by default); msg.optOut says what to do with them.
+  'smsgw-optout': {
+    optOut: ruled<'add' | 'remove' | 'check'>('smsgw-optout', {
+      prop: 'optOut',
+      field: plain('action'),
+      type: 'string',
+    }),
+  },
 } as const satisfies Readonly<Record<string, OverrideTable>>;
 
 export type OverrideNodeType = keyof typeof OVERRIDES;

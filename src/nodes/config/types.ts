@@ -136,6 +136,29 @@ export interface OptOutGate {
   exportCsv(): Promise<string>;
   /** Reads a CSV file into the list, all or nothing (VALIDATION naming the first bad line); the rows taken. */
   importCsv(text: string, by: string): Promise<number>;
+  /**
+   * A flow's change (the opt-out node): the numbers put on the list (`out`) or taken off it, all or none, durable
+   * when it resolves, each change logged with the source "flow". A number already in that state is not changed
+   * (`changed: false`). VALIDATION before anything changes when one of them is no phone number.
+   */
+  flowChange(numbers: readonly string[], out: boolean, by: string): Promise<OptOutAnswer[]>;
+  /** Whether each number is on the list now (the opt-out node's check); rejects like `refused` on a lost list. */
+  check(numbers: readonly string[]): Promise<OptOutAnswer[]>;
+}
+
+/** One number of an opt-out node's msg, as its result says it. */
+export interface OptOutAnswer {
+  /** As the msg gave it. */
+  number: string;
+  /** As the list keeps it: +<digits> (or the national digits when the configuration has no Default country). */
+  key: string;
+  /** On the list now (after the change). */
+  optedOut: boolean;
+  /** This msg changed it (add, remove); absent for a check. */
+  changed?: boolean;
+  /** When its entry was last changed and how (reply, import, flow, editor); absent when the list has none. */
+  since?: string;
+  source?: string;
 }
 
 export interface OptOutSnapshot {

@@ -8,6 +8,7 @@ import { ASK_FIELDS } from './ask';
 import { CONFIG_FIELDS } from './config';
 import { HEARTBEAT_FIELDS } from './heartbeat';
 import { BALANCE_FIELDS, CALL_FIELDS, CUSTOMER_FIELDS, QUERY_JOBS_FIELDS } from './query';
+import { OPTOUT_FIELDS } from './optout';
 import type { FieldTable } from './rule';
 import { LEGACY_SEND_FIELDS, SEND_HLR_FIELDS, SEND_SMS_FIELDS, SEND_UDH_FIELDS } from './send';
 import { BUDGET_FIELDS, DLR_FIELDS, HLR_RESULTS_FIELDS, INBOUND_FIELDS } from './triggers';
@@ -28,6 +29,7 @@ export const FIELDS: Readonly<Record<string, FieldTable>> = {
   'smsgw-budget': BUDGET_FIELDS,
   'smsgw-ask': ASK_FIELDS,
   'smsgw-heartbeat': HEARTBEAT_FIELDS,
+  'smsgw-optout': OPTOUT_FIELDS,
 };
 
 /** A node type's table; throws for a type without one (every node type of the package has one). */

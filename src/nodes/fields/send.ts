@@ -12,6 +12,7 @@ import {
   SEND_DATE,
   SENDER,
   QUIET_HOURS,
+  REPLACE_LOOKALIKES,
   operation,
 } from './shared';
 
@@ -44,13 +45,7 @@ export const SEND_SMS_FIELDS: FieldTable = {
   },
   sendDate: SEND_DATE,
   quietHours: QUIET_HOURS,
-  // Off by default: a flow's text is changed only when the user chose it (the status says how many).
-  replaceLookalikes: {
-    kind: 'flag',
-    label: 'smsgw-send-sms.label.replaceLookalikes',
-    value: false,
-    blank: 'default',
-  },
+  replaceLookalikes: REPLACE_LOOKALIKES,
   jobPriority: {
     kind: 'typed',
     label: 'smsgw-send-sms.label.jobPriority',
@@ -145,4 +140,6 @@ export const LEGACY_SEND_FIELDS: FieldTable = {
   ),
   params: PARAMS,
   quietHours: QUIET_HOURS,
+  // The text parameters (SMSText, Msg) only: binary data is never changed.
+  replaceLookalikes: REPLACE_LOOKALIKES,
 };

@@ -76,6 +76,18 @@ export const QUIET_HOURS: Field = {
   blank: 'default',
 };
 
+/**
+ * "Replace with GSM-7 look-alikes" of the nodes that send a text (send SMS, legacy send). Off by default: a flow's
+ * text is changed only when the user chose it (the status and the result say how many were replaced). Its words
+ * are the send SMS node's.
+ */
+export const REPLACE_LOOKALIKES: Field = {
+  kind: 'flag',
+  label: 'smsgw-send-sms.label.replaceLookalikes',
+  value: false,
+  blank: 'default',
+};
+
 /** An operation among the node's menu (the catalogue's; test/nodes/fields.test.ts holds the lists to it). */
 export const operation = (options: readonly string[], value: string): Field => ({
   kind: 'choice',

@@ -13,14 +13,20 @@ import { GatewayError } from '../../errors';
 import { safeText } from '../../text/untrusted';
 import { numberKey } from '../ask/numbers';
 import type { SmsgwConfigNode } from '../config/config-node';
-import type { OptOutGate, OptOutSnapshot, RefusedRecipient, SmsgwConfigDef } from '../config/types';
+import type {
+  OptOutAnswer,
+  OptOutGate,
+  OptOutSnapshot,
+  RefusedRecipient,
+  SmsgwConfigDef,
+} from '../config/types';
 import { userDirOf } from '../common/user-dir';
 import { sharedKey } from '../common/status';
 import { INBOUND } from '../polling/queue-kinds';
 import type { InboundRecord } from '../polling/inbound-queue';
 import type { ListenerHandle, RecordMarks } from '../polling/queue-reader';
 import { ownsReaders } from '../polling/reader-host';
-import { isListKey, maskNumber, type ChangeRequest, type ListLost } from './book';
+import { isListKey, maskNumber, numberOfKey, type ChangeRequest, type ListLost, type OptEntry } from './book';
 import { keywordOf, keywordsOf, type Keyword, type Keywords } from './keywords';
 import type { OptOutList } from './list';
 import { FileOptOutList } from './store-file';
@@ -156,6 +162,69 @@ export class OptOutHost implements OptOutGate {
     return requests.length;
   }
 
+  async flowChange(numbers: readonly string[], out: boolean, by: string): Promise<OptOutAnswer[]> {
+    const keys = this.listKeys(numbers);
+    if (!this.list.opened) await this.opened();
+    // Only real changes: a number already in that state keeps its entry (and its "since").
+    const requests: ChangeRequest[] = [];
+    const wanted = new Set<string>();
+    for (const key of keys) {
+      if (wanted.has(key) || (this.list.book.get(key)?.out === true) === out) continue;
+      wanted.add(key);
+      requests.push({ key, out, source: 'flow', by });
+    }
+    if (requests.length > 0) {
+      const changes = await this.list.change(requests);
+      this.logChanges(changes);
+    }
+    return numbers.map((number, i) => ({
+      ...this.answerOf(number, keys[i]!),
+      changed: wanted.has(keys[i]!),
+    }));
+  }
+
+  async check(numbers: readonly string[]): Promise<OptOutAnswer[]> {
+    const keys = this.listKeys(numbers);
+    // The same door as a send: a list not read, or lost and not confirmed, gives no answer.
+    await this.refused([]);
+    return numbers.map((number, i) => this.answerOf(number, keys[i]!));
+  }
+
+  /** The keys of a flow's numbers, or VALIDATION naming the first that is no phone number (nothing changed). */
+  private listKeys(numbers: readonly string[]): string[] {
+    return numbers.map((n) => {
+      const key = this.keyOf(n);
+      if (!isListKey(key))
+        throw new GatewayError('VALIDATION', `"${safeText(n).slice(0, 40)}" is no phone number`, {
+          ambiguous: false,
+        });
+      return key;
+    });
+  }
+
+  private answerOf(number: string, key: string): OptOutAnswer {
+    const own = this.list.book.get(key);
+    const refusing: OptEntry | undefined = this.list.book.refusing(key);
+    const entry = refusing ?? own;
+    return {
+      number,
+      key: numberOfKey(key),
+      optedOut: refusing !== undefined,
+      ...(entry ? { since: new Date(entry.since).toISOString(), source: entry.source } : {}),
+    };
+  }
+
+  private logChanges(changes: readonly { key: string; action: string; source: string }[]): void {
+    for (const c of changes)
+      this.node.log(
+        this.RED._(sharedKey('optOut.changed'), {
+          number: safeText(maskNumber(c.key)),
+          action: c.action,
+          source: c.source,
+        }),
+      );
+  }
+
   private tellLost(lost: ListLost): void {
     // One line naming the cause; every send is refused until a person confirms the list.
     this.node.error(this.RED._(sharedKey('optOut.lost'), { why: lost.why, where: lost.where }));
@@ -253,17 +322,7 @@ export class OptOutHost implements OptOutGate {
       answers.push({ key, to: String(sender), keyword });
       if (keyword !== 'help') requests.push({ key, out: keyword === 'stop', source: 'reply', by: 'reply' });
     }
-    if (requests.length > 0) {
-      const changes = await this.list.change(requests);
-      for (const c of changes)
-        this.node.log(
-          this.RED._(sharedKey('optOut.changed'), {
-            number: safeText(maskNumber(c.key)),
-            action: c.action,
-            source: c.source,
-          }),
-        );
-    }
+    if (requests.length > 0) this.logChanges(await this.list.change(requests));
     // After the change is durable, outside the reader's turn (a send takes its time).
     if (this.settings.answer && answers.length > 0) {
       const after = this.answering.then(() => this.answer(answers));

@@ -1,0 +1,1 @@
+module.exports = require('../dist/nodes/smsgw-optout.js').default;
