@@ -16,6 +16,8 @@ import {
   type Env,
   type FlowNode,
 } from '../helpers';
+import { sendSmsNode } from '../send-sms-node';
+import { ManualClock } from '../../helpers/manual-clock';
 
 const A = '+491701110001';
 const B = '+491701110002';
@@ -109,6 +111,32 @@ describe('nodes: the panel routes', function () {
     assert.equal(d.coordinated, false);
     assert.deepEqual(d.outbox, { enabled: false });
     assert.ok(!JSON.stringify(d).includes('wrong-password'));
+  });
+
+  it('Queues and health: a message held for quiet hours counts as held, not waiting', async () => {
+    const night = Date.UTC(2024, 5, 1, 22);
+    helper.settings({ userDir: env.userDir, smsgwClock: new ManualClock(night) } as Record<string, unknown>);
+    try {
+      await loadFlow(
+        flowWith(env.emu.url, [sendSmsNode()], {
+          outbox: true,
+          quietHours: true,
+          quietStart: '21:00',
+          quietEnd: '08:00',
+          quietZone: 'UTC',
+          quietByRecipient: false,
+        }),
+      );
+      send('n1', { payload: 'Freezer too warm', topic: 'freezer' });
+      let d: Json = {};
+      await waitFor(() => {
+        void get('/smsgw/panel/cfg/health').then((r) => (d = r));
+        return (d.outbox as Json | undefined)?.held === 1;
+      });
+      assert.deepEqual(d.outbox, { enabled: true, waiting: 0, held: 1, oldestAgeMs: 0 });
+    } finally {
+      helper.settings({ userDir: env.userDir } as Record<string, unknown>);
+    }
   });
 
   it('answers for deployed smsgw-config nodes and known sections only', async () => {

@@ -20,7 +20,9 @@ registerPanelSection(questionsSection);
 function contextOf(RED: NodeAPI, config: SmsgwConfigNode, req: Request): PanelContext {
   const canWrite = userHolds(req, 'smsgw-config.write');
   const reveal = canWrite && req.query.reveal === '1';
-  return { RED, config, canWrite, shown: shownAs(reveal), now: Date.now() };
+  // The configuration's own clock (tests move it by hand), as the outbox's times are written by it.
+  const now = config.reliability?.clock.now() ?? Date.now();
+  return { RED, config, canWrite, shown: shownAs(reveal), now };
 }
 
 const fail = (res: Response, e: unknown): void => {
