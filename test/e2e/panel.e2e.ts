@@ -126,21 +126,37 @@ describe(`the SMS panel in Chromium on Node-RED ${nodeRedVersion}`, function () 
     }
     await browser?.close();
     browser = undefined;
+    ownErrors.length = 0;
   });
   after(async () => {
     await stack?.stop();
   });
 
-  /** Page errors, the blocked requests off this machine (Node-RED's palette catalogue) aside. */
-  const pageErrors = (): string[] =>
-    (browser?.errors ?? []).filter(
-      (e) => e.startsWith('HTTP ') || !/Failed to load resource|ERR_FAILED|net::/.test(e),
-    );
+  /** Uncaught errors of the page with their stacks (the browser helper keeps only the message). */
+  const ownErrors: string[] = [];
+  /** Frames of Node-RED's own editor code (Node-RED 5.0's info tips throw once in a while when shown). */
+  const editorOnly = (stack: string): boolean => {
+    const frames = [...stack.matchAll(/^\s+at .*$/gm)].map((f) => f[0]);
+    return frames.length > 0 && frames.every((f) => /\/red\/red(\.min)?\.js|\/vendor\//.test(f));
+  };
+  /**
+   * Page errors, the blocked requests off this machine (Node-RED's palette catalogue) aside, and those thrown
+   * wholly inside Node-RED's editor code (not the panel's).
+   */
+  const pageErrors = (): string[] => [
+    ...(browser?.errors ?? []).filter(
+      (e) =>
+        e.startsWith('HTTP ') ||
+        (!e.startsWith('pageerror:') && !/Failed to load resource|ERR_FAILED|net::/.test(e)),
+    ),
+    ...ownErrors.filter((e) => !editorOnly(e)),
+  ];
 
   /** The editor logged in as `user` (its token where the editor keeps it), the panel shown, a question listed. */
   async function openPanel(user: string, answers?: string[]): Promise<Page> {
     browser = await openBrowser();
     const { page, context } = browser;
+    page.on('pageerror', (e) => ownErrors.push(String(e.stack ?? e.message)));
     page.on('requestfailed', (r) => browser?.errors.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
     await context.addInitScript((token) => {
       localStorage.setItem(
