@@ -4,7 +4,8 @@
  * Cancel closes an open question, and the live note goes out on the comms topic once the state changed.
  */
 import assert from 'node:assert/strict';
-import { events } from '@node-red/util';
+import type { EventEmitter } from 'node:events';
+import * as nodeRedUtil from '@node-red/util';
 import {
   flowWith,
   helper,
@@ -22,6 +23,8 @@ import { ManualClock } from '../../helpers/manual-clock';
 const A = '+491701110001';
 const B = '+491701110002';
 type Json = Record<string, unknown>;
+/** Node-RED's runtime events (its type declarations leave them out): RED.comms.publish of a node emits 'comms'. */
+const events = (nodeRedUtil as unknown as { events: EventEmitter }).events;
 
 const asker: FlowNode = {
   id: 'ask',
