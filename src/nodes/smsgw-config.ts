@@ -22,6 +22,7 @@ import { nameUnnamed } from './config/config';
 import { userDirOf } from './common/user-dir';
 import { sharedKey } from './common/status';
 import { deployFields } from './common/fields';
+import { watchForPanel } from './admin/panel/live';
 
 /** How long a stopping flow waits for the gateway's requests in flight. */
 const CLOSE_WAIT_MS = 5000;
@@ -102,6 +103,8 @@ export default (RED: NodeAPI): void => {
       // outbox, chosen for its durability, refuses instead (ReliabilityHost).
       node.warn(RED._(sharedKey('warn.memoryOnly')));
     }
+    // The panel hears every call's outcome and state change of this config from its start (the last error).
+    watchForPanel(RED, node);
     // The one delivery-report poll shared by this config's tracking send nodes.
     attachDeliveryTracker(RED, node);
     // The one reader of new inbound messages (and of new HLR results) shared by the triggers listening to it.

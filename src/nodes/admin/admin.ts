@@ -27,6 +27,7 @@ import type { SmsgwConfigNode } from '../config/config-node';
 import type { ServiceKind, SmsgwConfigDef, SmsgwCredentials } from '../config/types';
 import { accountErrorOf, destinationChanges, destinationOf, hasAccount } from '../config/account';
 import { GatewayError } from '../../errors';
+import { registerPanelRoutes } from './panel/routes';
 
 /** What the editor's password field holds when a password is already stored. */
 export const PASSWORD_PLACEHOLDER = '__PWRD__';
@@ -215,6 +216,9 @@ export function registerAdminRoutes(RED: NodeAPI): void {
       );
     },
   );
+
+  // The SMS panel of the editor's sidebar (nodes/smsgw-panel.html): one route per section.
+  registerPanelRoutes(RED, (id) => configNode(RED, id));
 
   // Test connection sends a request with the dialog's values to any address: the right to deploy flows
   // (which can do as much) is needed besides the config node's own.

@@ -156,6 +156,12 @@ export class AskHub {
     if (!this.config.coordination?.error) await this.engine.start();
   }
 
+  /** The hub of a configuration if one runs (the panel asks without building one). */
+  static existing(config: SmsgwConfigNode): AskHub | undefined {
+    const hub = hubs.get(config);
+    return hub && !hub.closing ? hub : undefined;
+  }
+
   /** The hub of a configuration, built on first use. */
   static of(RED: NodeAPI, config: SmsgwConfigNode, replies: ReplySource | undefined): AskHub {
     let hub = hubs.get(config);

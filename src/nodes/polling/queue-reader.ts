@@ -165,6 +165,18 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 const encode = (records: readonly unknown[]): unknown[] => encodePending(records as never);
 const decode = <R>(values: readonly unknown[]): R[] => decodePending([...values]) as unknown as R[];
 
+/** A reader as the panel shows it (no records, no numbers). */
+export interface ReaderInfo {
+  type: string;
+  listeners: number;
+  /** When the last poll ended (ms since the epoch). */
+  lastPollAt?: number;
+  /** Why the last poll failed (a GatewayError's message: credentials are masked in it). */
+  lastPollError?: string;
+  /** Under Redis: this instance holds the queue's lease. */
+  leaseHeld?: boolean;
+}
+
 export class QueueReader<R> {
   private readonly listeners = new Map<string, QueueListener<R>>();
   private readonly poller: Poller;
@@ -173,6 +185,8 @@ export class QueueReader<R> {
   private state: ReaderState = { read: { seen: [] }, listeners: {}, owed: {} };
   private readonly ready: Promise<void>;
   private lastError: unknown;
+  /** When the last poll ended and how (the panel's Queues and health section shows it). */
+  private lastPoll: { at: number; error?: string } | undefined;
   private closed = false;
   private readonly onWarning: ReturnType<typeof warnOnce>;
   private readonly noteRecovery: ReturnType<typeof recoveryReporter>;
@@ -431,10 +445,23 @@ export class QueueReader<R> {
     return this.store.save(note ? { ...state, read: { ...state.read, reading: note } } : state);
   }
 
+  /** How the reader is doing, for the panel: its queue, its last poll, whether this instance holds its lease. */
+  info(): ReaderInfo {
+    return {
+      type: this.kind.type,
+      listeners: this.listeners.size,
+      ...(this.lastPoll ? { lastPollAt: this.lastPoll.at } : {}),
+      ...(this.lastPoll?.error !== undefined ? { lastPollError: this.lastPoll.error } : {}),
+      ...(this.redis ? { leaseHeld: this.redis.leaseHeld } : {}),
+    };
+  }
+
   private async run(signal: AbortSignal): Promise<void> {
     try {
       await this.runOnce(signal);
+      this.lastPoll = { at: Date.now() };
     } catch (e) {
+      this.lastPoll = { at: Date.now(), error: toGatewayError(e).message };
       // The store told it (once) and tries again; its listeners show it. Not a failure of the gateway: no back-off.
       if (!(e instanceof StoreWriteError)) throw e;
       this.emit({ type: 'store', problem: this.storeProblem ?? { ...e.problem, op: 'save' } });
@@ -699,6 +726,11 @@ class RedisReading<R> {
     setImmediate(() => {
       if (!this.lease?.held) this.showWaiting();
     });
+  }
+
+  /** This instance holds the queue's lease now (it is the one that reads). */
+  get leaseHeld(): boolean {
+    return this.lease?.held === true;
   }
 
   onAcquired(listener: () => void): void {

@@ -6,12 +6,14 @@ import type { NodeAPI } from 'node-red';
 import type { SmsgwConfigNode } from '../config/config-node';
 import { recoverySettings } from './collected';
 import type { QueueKind } from './queue-kinds';
-import { QueueReader } from './queue-reader';
+import { QueueReader, type ReaderInfo } from './queue-reader';
 import { userDirOf } from '../common/user-dir';
 
 /** A config node that owns readers (see attachQueueReaders). */
 export interface ReaderOwner {
   queueReader<R>(kind: QueueKind<R>): QueueReader<R>;
+  /** The readers built so far, as the panel shows them (none is built by asking). */
+  readerInfo(): ReaderInfo[];
   /** Closes the readers (the config node's close handler calls it first). */
   closeReaders(): Promise<void>;
 }
@@ -53,6 +55,7 @@ export function attachQueueReaders(
     }
     return reader;
   };
+  owner.readerInfo = (): ReaderInfo[] => [...readers.values()].map((r) => r.info());
   owner.closeReaders = async (): Promise<void> => {
     const all = [...readers.values()];
     readers.clear();

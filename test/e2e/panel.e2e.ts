@@ -1,0 +1,249 @@
+/**
+ * The SMS panel (the package's sidebar tab) in Chromium on a real Node-RED with adminAuth: a user who may only
+ * read sees the open question with its holder masked, no Cancel, no Test connection, and no full number anywhere
+ * in the page or in the panel's answers; the route refuses that user's Cancel too. A user who may change the
+ * configuration sees Cancel and Test connection, may reveal the numbers, and Cancel closes the question.
+ * With SMSGW_SCREENSHOTS=1 (npm run screenshots) the picture goes to docs/images/panel.png.
+ */
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { deployFlows } from '../../scripts/lib/nodered';
+import { ROOT } from '../../scripts/lib/package';
+import { openBrowser, type Browser } from './browser';
+import { nodeRedDir, nodeRedVersion, outDir, screenshots, startStack, type Stack } from './stack';
+
+const A = '+491701110001';
+const B = '+491701110002';
+/** The digits of A that no read-only answer may hold (masked it keeps +4917 and the last two). */
+const A_HIDDEN = '1701110001';
+const PASSWORD = 'login-pass-1';
+const USERS: Record<string, string | string[]> = {
+  reader: 'read',
+  // the editor reads every part (nodes, settings, flows); this user may also deploy and change configurations
+  writer: ['read', 'flows.write', 'smsgw-config.write'],
+};
+
+function bcryptHash(text: string): string {
+  const load = createRequire(require.resolve('bcryptjs', { paths: [nodeRedDir, ROOT] }));
+  return (load('bcryptjs') as { hashSync(s: string, rounds: number): string }).hashSync(text, 8);
+}
+
+function flows(url: string): unknown[] {
+  return [
+    { id: 'tab', type: 'tab', label: 'Panel' },
+    {
+      id: 'cfg',
+      type: 'smsgw-config',
+      name: 'Alarm gateway',
+      baseUrl: url,
+      service: 'gateway',
+      transport: 'soap11',
+      outbox: true,
+      credentials: { user: 'demo', password: 'demo-password' },
+    },
+    {
+      id: 'go',
+      z: 'tab',
+      type: 'inject',
+      once: true,
+      onceDelay: 0.5,
+      payload: 'Freezer too warm',
+      payloadType: 'str',
+      topic: 'freezer',
+      props: [{ p: 'payload' }, { p: 'topic', vt: 'str' }],
+      x: 120,
+      y: 80,
+      wires: [['ask']],
+    },
+    {
+      id: 'ask',
+      z: 'tab',
+      type: 'smsgw-ask',
+      gateway: 'cfg',
+      question: 'payload',
+      questionType: 'msg',
+      numbers: `${A}, ${B}`,
+      numbersType: 'str',
+      wait: 10,
+      waitUnit: 'min',
+      rounds: 1,
+      ack: '1',
+      pass: '2',
+      tell: 'none',
+      interval: 1,
+      x: 320,
+      y: 80,
+      wires: [[], []],
+    },
+  ];
+}
+
+describe(`the SMS panel in Chromium on Node-RED ${nodeRedVersion}`, function () {
+  this.timeout(240_000);
+  let stack: Stack;
+  let browser: Browser | undefined;
+  const tokens: Record<string, string> = {};
+
+  before(async function () {
+    const hash = bcryptHash(PASSWORD);
+    stack = await startStack('panel', undefined, {
+      adminAuth: {
+        type: 'credentials',
+        users: Object.entries(USERS).map(([username, permissions]) => ({
+          username,
+          password: hash,
+          permissions,
+        })),
+      },
+    });
+    for (const username of Object.keys(USERS)) {
+      const res = await fetch(`${stack.nodeRed.url}/auth/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          client_id: 'node-red-editor',
+          grant_type: 'password',
+          scope: '',
+          username,
+          password: PASSWORD,
+        }),
+      });
+      assert.equal(res.status, 200, `login of ${username}`);
+      tokens[username] = ((await res.json()) as { access_token: string }).access_token;
+    }
+    await deployFlows(stack.nodeRed.url, flows(stack.emulator.url), {
+      Authorization: `Bearer ${tokens.writer}`,
+    });
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && browser) {
+      console.log(
+        `    page errors: ${JSON.stringify(browser.errors)}, blocked: ${JSON.stringify(browser.blocked)}`,
+      );
+      await browser.page.screenshot({ path: join(outDir, `panel-failed.png`) }).catch(() => undefined);
+    }
+    await browser?.close();
+    browser = undefined;
+    ownErrors.length = 0;
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  /** Uncaught errors of the page with their stacks (the browser helper keeps only the message). */
+  const ownErrors: string[] = [];
+  /** Frames of Node-RED's own editor code (Node-RED 5.0's info tips throw once in a while when shown). */
+  const editorOnly = (stack: string): boolean => {
+    const frames = [...stack.matchAll(/^\s+at .*$/gm)].map((f) => f[0]);
+    return frames.length > 0 && frames.every((f) => /\/red\/red(\.min)?\.js|\/vendor\//.test(f));
+  };
+  /**
+   * Page errors, the blocked requests off this machine (Node-RED's palette catalogue) aside, and those thrown
+   * wholly inside Node-RED's editor code (not the panel's).
+   */
+  const pageErrors = (): string[] => [
+    ...(browser?.errors ?? []).filter(
+      (e) =>
+        e.startsWith('HTTP ') ||
+        (!e.startsWith('pageerror:') && !/Failed to load resource|ERR_FAILED|net::/.test(e)),
+    ),
+    ...ownErrors.filter((e) => !editorOnly(e)),
+  ];
+
+  /** The editor logged in as `user` (its token where the editor keeps it), the panel shown, a question listed. */
+  async function openPanel(user: string, answers?: string[]): Promise<Page> {
+    browser = await openBrowser();
+    const { page, context } = browser;
+    page.on('pageerror', (e) => ownErrors.push(String(e.stack ?? e.message)));
+    page.on('requestfailed', (r) => browser?.errors.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
+    await context.addInitScript((token) => {
+      localStorage.setItem(
+        'auth-tokens',
+        JSON.stringify({ access_token: token, expires_in: 3600, token_type: 'Bearer' }),
+      );
+    }, tokens[user]!);
+    if (answers)
+      page.on('response', (r) => {
+        if (r.url().includes('/smsgw/'))
+          void r.text().then(
+            (t) => answers.push(t),
+            () => undefined,
+          );
+      });
+    await page.goto(`${stack.nodeRed.url}/`);
+    await page.waitForSelector('#red-ui-palette-container .red-ui-palette-node', { timeout: 60000 });
+    await page.evaluate(() =>
+      (window as unknown as { RED: { sidebar: { show(id: string): void } } }).RED.sidebar.show('smsgw-panel'),
+    );
+    await page.waitForSelector('[data-section="questions"] [data-smsgw="question"] [data-smsgw="holder"]', {
+      timeout: 30000,
+    });
+    await page
+      .waitForSelector('[data-section="health"] [data-state="loaded"], [data-section="health"][data-state]', {
+        state: 'attached',
+      })
+      .catch(() => undefined);
+    await page.waitForSelector('[data-section="health"] [data-smsgw="outbox"]', { timeout: 30000 });
+    return page;
+  }
+
+  it('a read-only user: the question with its holder masked, no Cancel, no Test connection, no full number anywhere', async () => {
+    const answers: string[] = [];
+    const page = await openPanel('reader', answers);
+    const holder = await page.locator('[data-smsgw="holder"]').first().textContent();
+    assert.match(String(holder), /step 1 of 2 · \+4917\*{6}01/);
+    assert.equal(await page.locator('[data-smsgw="cancel"]').count(), 0);
+    assert.equal(await page.locator('[data-smsgw="test"]').count(), 0);
+    assert.equal(await page.locator('[data-smsgw="reveal"]').isVisible(), false);
+    assert.match(
+      String(await page.locator('[data-section="questions"] .smsgw-panel-code').first().textContent()),
+      /^a$/,
+    );
+    // The whole panel (every text and attribute) and every answer of the package's routes the page received. (The
+    // flow itself holds the ask node's numbers: a user who may read flows reads them there, as in any node.)
+    assert.ok(!(await page.locator('.smsgw-panel').evaluate((e) => e.outerHTML)).includes(A_HIDDEN));
+    assert.ok(answers.length >= 2);
+    for (const a of answers)
+      assert.ok(!a.includes(A_HIDDEN), `a full number in an answer: ${a.slice(0, 200)}`);
+    // Asking to reveal changes nothing for this user; the route refuses Cancel.
+    const revealed = await fetch(`${stack.nodeRed.url}/smsgw/panel/cfg/questions?reveal=1`, {
+      headers: { Authorization: `Bearer ${tokens.reader}` },
+    });
+    assert.equal(revealed.status, 200);
+    assert.ok(!(await revealed.text()).includes(A_HIDDEN));
+    const id = await page.locator('[data-smsgw="question"]').first().getAttribute('data-id');
+    const cancel = await fetch(`${stack.nodeRed.url}/smsgw/panel/cfg/questions/cancel`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${tokens.reader}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id }),
+    });
+    assert.equal(cancel.status, 401);
+    assert.equal((await fetch(`${stack.nodeRed.url}/smsgw/panel/cfg/health`)).status, 401);
+    assert.deepEqual(pageErrors(), []);
+  });
+
+  it('a user who may change the configuration: reveal shows the number, Test connection answers, Cancel closes the question', async () => {
+    const page = await openPanel('writer');
+    await page.locator('[data-smsgw="reveal"]').check();
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-smsgw="holder"]')?.textContent?.includes(n) === true,
+      A,
+      { timeout: 20000 },
+    );
+    await page.click('[data-smsgw="test"]');
+    await page.waitForFunction(
+      () =>
+        /Connected: balance/.test(document.querySelector('[data-smsgw="test-result"]')?.textContent ?? ''),
+      undefined,
+      { timeout: 30000 },
+    );
+    if (screenshots)
+      await page.locator('.smsgw-panel').screenshot({ path: join(ROOT, 'docs', 'images', 'panel.png') });
+    await page.click('[data-smsgw="cancel"]');
+    await page.waitForSelector('[data-smsgw="question"]', { state: 'detached', timeout: 30000 });
+    assert.match(String(await page.locator('[data-section="questions"]').textContent()), /No open question/);
+    assert.deepEqual(pageErrors(), []);
+  });
+});
