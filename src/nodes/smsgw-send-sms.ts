@@ -54,9 +54,6 @@ export default (RED: NodeAPI): void => {
       node,
       output,
       async (msg, signal, ctx) => {
-        // DELIBERATE SLOWDOWN (temporary, to show the regression check fails): ~110 µs of CPU per msg.
-        const until = process.hrtime.bigint() + 110_000n;
-        while (process.hrtime.bigint() < until);
         const cfg = requireConfig(config);
         const op =
           o.msg(msg, 'operation') ?? selectOperation('smsgw-send-sms', values.operation as string, undefined);
