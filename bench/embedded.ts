@@ -96,7 +96,7 @@ interface Embedded {
 }
 
 /** Config nodes a deploy may add besides "cfg" (they have the same credentials). */
-export const EXTRA_CONFIG_IDS = ['cfg2'] as const;
+export const EXTRA_CONFIG_IDS = ['cfg2', 'cfg3'] as const;
 
 export interface Runtime {
   /**
@@ -180,7 +180,8 @@ export async function startRuntime(modules: string[] = []): Promise<Runtime> {
 
 /**
  * Sends n msgs through a send node, `window` at a time (each output or Catch lets the next one in); resolves
- * with how many came out and how many went to Catch. Listens on the junctions `out` and `caught`.
+ * with how many came out and how many went to Catch. Listens on the junctions `out` and `caught`; fails when
+ * nothing came out for two `stallMs` in a row.
  */
 export function runWindowed(
   rt: Runtime,
@@ -188,6 +189,7 @@ export function runWindowed(
   n: number,
   window: number,
   msg: (i: number) => NodeMessage,
+  stallMs = 10_000,
 ): Promise<{ sent: number; failed: number }> {
   return new Promise((resolve, reject) => {
     const sendNode = rt.node(ids.send);
@@ -204,7 +206,7 @@ export function runWindowed(
       }
       clearInterval(check);
       reject(new Error(`flow stalled after ${ok + failed} of ${n} messages`));
-    }, 10_000);
+    }, stallMs);
     const answered = (): void => {
       if (ok + failed === n) {
         out.removeListener('input', onOut);

@@ -477,6 +477,27 @@ export function renderMarkdown(res: Results): string {
   );
   for (const note of res.notes ?? []) s.push(note, '');
   s.push(
+    '## The regression check (CI)',
+    '',
+    'A change that makes the hot paths slower fails CI the day it lands: `npm run bench:regress` (a step of',
+    '`.ci/run`, about 2 minutes) measures the CPU time per msg of the send node with the outbox off and on, of the',
+    "client's SendSMS and per record of the DLR trigger's 5,000-record page, each divided by a flow of core nodes",
+    'doing the same job in the same rounds (load elsewhere slows both alike), and compares these ratios with',
+    '[bench/regress/baseline.json](../bench/regress/baseline.json). A ratio more than 20 % above the baseline is',
+    'measured again (twice at most); if it stays there the check fails, naming the workload and the stage that grew',
+    "most (client; node and gate = the send node's ratio minus the client's; outbox = on minus off).",
+    '',
+    'To accept a new cost on purpose (a feature that must do more per msg), or after an improvement, measure a new',
+    'baseline on a machine of the CI kind and commit it with the reason in the commit message:',
+    '`npm run build && npm run bench:regress -- --update` (it takes the median of 15 rounds).',
+    '',
+    'Counting instructions with callgrind instead was tried: it does not depend on load, but under it the workloads',
+    'took 9 minutes, and the counts of the send node with the outbox on and of the DLR page changed by a third',
+    "between two runs (how many messages share one fdatasync, and whether the trigger's follow-up request falls",
+    'inside the counted run, depend on timing), so it would not be steadier than the ratios.',
+    '',
+  );
+  s.push(
     `Versions: ${Object.entries(res.versions)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}.`,
