@@ -3,14 +3,17 @@
  * memory without a user directory), and what the send gate and the outbox ask of it. With the outbox, an attempt
  * whose number has no room is held in the outbox until its slot (pacing-sender.ts); without it, the send waits
  * in memory (bounded) or, as configured, is refused with PACED. An HLR lookup reaches no phone: not paced.
+ * When the config coordinates instances through Redis, the book is there, one for all of them (shared-pacing.ts).
  */
 import { LOOKUP_OPERATIONS } from '../../catalogue';
 import { numberKey } from '../ask/numbers';
 import type { Clock } from '../../reliability/clock';
 import type { OutboxEntry } from '../../reliability/outbox';
-import type { PaceRule, PaceSettings } from '../../reliability/pacing';
+import type { Pacer, PaceRule, PaceSettings } from '../../reliability/pacing';
 import { PaceWaits, type PaceGate, type PaceMode } from '../../reliability/pacing-sender';
 import { FilePacer, type FilePacerOptions } from '../../reliability/pacing-file';
+import { SharedPacer } from '../../coordination/shared-pacing';
+import type { CoordinationHost } from './coordination-host';
 import { settingsOf } from '../common/fields';
 import { recipientsOf } from '../send/gate-params';
 import type { SmsgwConfigDef } from './types';
@@ -55,7 +58,7 @@ export class PaceHost implements PaceGate {
   readonly waits: PaceWaits;
 
   private constructor(
-    readonly pacer: FilePacer,
+    readonly pacer: Pacer,
     readonly mode: PaceMode,
     readonly clock: Clock,
   ) {
@@ -68,7 +71,21 @@ export class PaceHost implements PaceGate {
     config: PaceConfig,
     clock: Clock,
     options: Pick<FilePacerOptions, 'onDamage' | 'onProblem'> = {},
+    coordination?: CoordinationHost,
   ): Promise<PaceHost> {
+    // Coordinating through Redis: one book for every instance (Redis away: not sent, never paced alone).
+    if (coordination?.link)
+      return new PaceHost(
+        new SharedPacer(
+          coordination.link,
+          coordination.key('pacing'),
+          config.settings,
+          clock,
+          coordination.keySpace,
+        ),
+        config.mode,
+        clock,
+      );
     const pacer = await FilePacer.open(userDir, id, config.settings, {
       clock,
       ...options,

@@ -175,12 +175,19 @@ export class ReliabilityHost {
 
     const userDir = userDirOf(RED);
     this.paceReady = paceConfig
-      ? PaceHost.open(userDir, def.id, paceConfig, this.clock, {
-          onDamage: (d) => reportDamage(RED, node, d),
-          onProblem: (p) => {
-            if (p) node.error(`pacing: ${p.file}: ${p.code}`);
+      ? PaceHost.open(
+          userDir,
+          def.id,
+          paceConfig,
+          this.clock,
+          {
+            onDamage: (d) => reportDamage(RED, node, d),
+            onProblem: (p) => {
+              if (p) node.error(`pacing: ${p.file}: ${p.code}`);
+            },
           },
-        })
+          coordination,
+        )
       : undefined;
     // Told when a send needs it; not an unhandled rejection meanwhile.
     this.paceReady?.catch(() => undefined);
