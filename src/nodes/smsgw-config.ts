@@ -170,7 +170,7 @@ export default (RED: NodeAPI): void => {
       const onLost = (why: string, since: number): void =>
         void shared.markLost(why, since).catch(() => undefined);
       node.coordination.keySpace.on('lost', onLost);
-      node.once('close', () => node.coordination?.keySpace?.off('lost', onLost));
+      node.on('close', () => node.coordination?.keySpace?.off('lost', onLost)); // on, not once (test/architecture/close-handlers.test.ts)
     }
     const host = new OptOutHost(RED, node, def, optOutSettings(values), shared);
     node.optOutHost = host;

@@ -48,7 +48,9 @@ export function watchForPanel(RED: NodeAPI, config: SmsgwConfigNode, clock: Cloc
     throttle.poke();
   });
   const offState = host.subscribe(config, () => throttle.poke());
-  config.once('close', () => {
+  // on, not once: Node-RED runs its close callbacks from an array, and a once-wrapper that removes itself while
+  // they run makes it skip the next one (the delivery tracker's, registered right after this).
+  config.on('close', () => {
     offCall();
     offState();
     throttle.stop();
