@@ -8,6 +8,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, start, type Started } from '../../scripts/lib/proc';
+import { RedisLink } from '../../src/coordination/redis-link';
 
 export const REDIS_SERVER = process.env.SMSGW_REDIS_SERVER || 'redis-server';
 
@@ -95,6 +96,31 @@ export async function startRedisServer(): Promise<RedisServer> {
     async close() {
       await stop();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A real redis-server for a describe block, and the RedisLinks its tests open on it (closed with it): call in the
+ * describe's body; `link(prefix)` resolves once the link is ready.
+ */
+export function redisForSuite(): { server(): RedisServer; link(prefix: string): Promise<RedisLink> } {
+  let redis: RedisServer | undefined;
+  const links: RedisLink[] = [];
+  before(async () => {
+    redis = await startRedisServer();
+  });
+  after(async () => {
+    await Promise.all(links.map((l) => l.close()));
+    await redis?.close();
+  });
+  return {
+    server: () => redis!,
+    async link(prefix) {
+      const l = new RedisLink({ url: redis!.url, prefix });
+      links.push(l);
+      await l.ready();
+      return l;
     },
   };
 }

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { KeySpace } from '../../src/coordination/key-space';
-import { RedisLink } from '../../src/coordination/redis-link';
+import type { RedisLink } from '../../src/coordination/redis-link';
 import { Manifest, StateFile } from '../../src/store';
 import { SharedBudgetLedger } from '../../src/coordination/shared-budget';
 import { Budget, type BudgetEvent } from '../../src/reliability/budget';
@@ -26,29 +26,14 @@ import {
   waitFor,
   type Env,
 } from '../nodes/helpers';
-import { startRedisServer, type RedisServer } from './redis-server';
+import { redisForSuite } from './redis-server';
 
 type Rec = Record<string, unknown>;
 
 describe('shared spending guard (real redis-server)', function () {
   this.timeout(60_000);
-  let redis: RedisServer;
-  const links: RedisLink[] = [];
-
-  before(async () => {
-    redis = await startRedisServer();
-  });
-  after(async () => {
-    await Promise.all(links.map((l) => l.close()));
-    await redis?.close();
-  });
-
-  async function link(prefix: string): Promise<RedisLink> {
-    const l = new RedisLink({ url: redis.url, prefix });
-    links.push(l);
-    await l.ready();
-    return l;
-  }
+  const suite = redisForSuite();
+  const link = (prefix: string): Promise<RedisLink> => suite.link(prefix);
 
   it('two instances share one count: 1,000 alarms, daily limit 50: exactly 50 counted, one warning at 40', async () => {
     const base = `b${Date.now().toString(36)}:cfg:budget`;
@@ -157,10 +142,10 @@ describe('shared spending guard (real redis-server)', function () {
     const lost: unknown[] = [];
     instances.forEach((b) => b.on('lost', (l) => lost.push(l)));
     assert.equal(await billed(instances, 10, 'before'), 10);
-    await redis.stop();
+    await suite.server().stop();
     // Away: the guard fails closed (not counted, not sent).
     await assert.rejects(instances[0]!.reserve('away', 1), (e: { code?: string }) => e.code === 'NETWORK');
-    await redis.restartEmpty();
+    await suite.server().restartEmpty();
     await until(() => links.every((l) => l.up), 'both reconnected');
     assert.equal(await billed(instances, 20, 'after'), 0, 'nothing billed on counts read as 0');
     assert.equal(lost.length, 2, 'each instance tells the loss once');
@@ -205,7 +190,7 @@ describe('shared spending guard (real redis-server)', function () {
       assert.equal(await billed(first, 10, 'before'), 10);
       // Both stop (their epoch on disk), Redis loses its data meanwhile, both start again.
       await new Promise((r) => setTimeout(r, 100));
-      await redis.restartEmpty();
+      await suite.server().restartEmpty();
       const second = await start();
       await until(() => true, 'started');
       assert.equal(await billed(second, 20, 'after'), 0);
@@ -247,7 +232,7 @@ describe('shared spending guard (real redis-server)', function () {
       const prefix = `n${Date.now().toString(36)}:`;
       const flow = flowWith(env.emu.url, [sendSmsNode()], {
         coordinate: true,
-        redisUrl: redis.url,
+        redisUrl: suite.server().url,
         redisPrefix: prefix,
         redisLease: 2,
         budgetDay: 50,
@@ -283,7 +268,7 @@ describe('shared spending guard (real redis-server)', function () {
       const prefix = `r${Date.now().toString(36)}:`;
       const flow = flowWith(env.emu.url, [sendSmsNode()], {
         coordinate: true,
-        redisUrl: redis.url,
+        redisUrl: suite.server().url,
         redisPrefix: prefix,
         redisLease: 2,
         outbox: true,
@@ -296,14 +281,14 @@ describe('shared spending guard (real redis-server)', function () {
       await waitFor(linkUp, 5000);
       const out = collect('out');
       const caught = collect('caught');
-      await redis.stop();
+      await suite.server().stop();
       try {
         await waitFor(() => !linkUp(), 10_000);
         send('n1', { payload: 'while Redis is away', topic: 'budget-redis-away' });
         await new Promise((r) => setTimeout(r, 1500));
         assert.equal(out.messages.length + caught.messages.length, 0, 'neither sent nor refused');
       } finally {
-        await redis.start();
+        await suite.server().start();
       }
       await waitFor(() => out.messages.length === 1, 20_000);
       assert.equal(caught.messages.length, 0);

@@ -5,7 +5,7 @@
  * Redis emptied makes unknown numbers wait out the longest window, and Redis away reserves nothing (NETWORK).
  */
 import assert from 'node:assert/strict';
-import { RedisLink } from '../../src/coordination/redis-link';
+import type { RedisLink } from '../../src/coordination/redis-link';
 import { SharedPacer } from '../../src/coordination/shared-pacing';
 import { PaceBook, STALE_MS, type PaceRequest, type PaceSettings } from '../../src/reliability/pacing';
 import { pacedSender } from '../../src/reliability/pacing-sender';
@@ -23,7 +23,7 @@ import {
   waitFor,
   type Env,
 } from '../nodes/helpers';
-import { startRedisServer, type RedisServer } from './redis-server';
+import { redisForSuite } from './redis-server';
 
 const MIN = 60_000;
 const SETTINGS: PaceSettings = {
@@ -38,23 +38,8 @@ const T0 = Date.parse('2024-05-03T10:00:00.000Z');
 
 describe('shared pacing per number (real redis-server)', function () {
   this.timeout(60_000);
-  let redis: RedisServer;
-  const links: RedisLink[] = [];
-
-  before(async () => {
-    redis = await startRedisServer();
-  });
-  after(async () => {
-    await Promise.all(links.map((l) => l.close()));
-    await redis?.close();
-  });
-
-  async function link(prefix: string): Promise<RedisLink> {
-    const l = new RedisLink({ url: redis.url, prefix });
-    links.push(l);
-    await l.ready();
-    return l;
-  }
+  const suite = redisForSuite();
+  const link = (prefix: string): Promise<RedisLink> => suite.link(prefix);
 
   /** A number's times as the shared book holds them. */
   async function times(l: RedisLink, pacer: SharedPacer, key: string): Promise<number[]> {
@@ -207,7 +192,7 @@ describe('shared pacing per number (real redis-server)', function () {
     const pacer = new SharedPacer(l, `${base}:pacing`, SETTINGS, clock);
     assert.equal((await pacer.reserve({ id: 'x1', keys: ['1'], critical: false })).at, T0);
     assert.equal(pacer.lost, undefined);
-    await redis.restartEmpty();
+    await suite.server().restartEmpty();
     for (let i = 0; i < 200 && !l.up; i++) await new Promise((r) => setTimeout(r, 50));
     clock.t = T0 + MIN;
     const after = await pacer.reserve({ id: 'x2', keys: ['2'], critical: false });
@@ -237,7 +222,7 @@ describe('shared pacing per number (real redis-server)', function () {
       signal: new AbortController().signal,
     };
     assert.equal(await send(entry('before'), options), 'ok');
-    await redis.stop();
+    await suite.server().stop();
     try {
       await assert.rejects(
         send(entry('away'), options),
@@ -246,7 +231,7 @@ describe('shared pacing per number (real redis-server)', function () {
       );
       assert.deepEqual(sent, ['before']);
     } finally {
-      await redis.start();
+      await suite.server().start();
     }
     for (let i = 0; i < 200 && !l.up; i++) await new Promise((r) => setTimeout(r, 50));
     // Back: the book is where it was (the one sent is counted; the next waits a minute).
@@ -264,7 +249,7 @@ describe('shared pacing per number (real redis-server)', function () {
       const prefix = `n${Date.now().toString(36)}:`;
       const flow = flowWith(env.emu.url, [sendSmsNode()], {
         coordinate: true,
-        redisUrl: redis.url,
+        redisUrl: suite.server().url,
         redisPrefix: prefix,
         redisLease: 2,
         pacing: true,

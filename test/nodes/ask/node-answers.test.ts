@@ -17,32 +17,10 @@ import {
   type Env,
   type FlowNode,
 } from '../helpers';
+import { A, B, STRANGER, asker } from './asker';
 
-const A = '+491701110001';
-const B = '+491701110002';
-const STRANGER = '+491709999999';
-
-function asker(extra: Record<string, unknown> = {}): FlowNode {
-  return {
-    id: 'ask',
-    type: 'smsgw-ask',
-    gateway: 'cfg',
-    question: 'payload',
-    questionType: 'msg',
-    numbers: `${A}, ${B}`,
-    numbersType: 'str',
-    // A step of a minute: nothing here waits for a step to end.
-    wait: 60,
-    waitUnit: 's',
-    rounds: 1,
-    ack: '1',
-    pass: '2',
-    tell: 'none',
-    interval: 1,
-    wires: [['out'], ['out2']],
-    ...extra,
-  };
-}
+/** A step of a minute: nothing here waits for a step to end. */
+const askerMinute = (extra: Record<string, unknown> = {}): FlowNode => asker({ wait: 60, ...extra });
 
 function jobs(env: Env): EmulatedJob[] {
   const snap = env.emu.control.snapshot() as { accounts: { jobs: EmulatedJob[] }[] };
@@ -69,7 +47,7 @@ describe('smsgw-ask node: answers to a person', function () {
   });
 
   it('a late acknowledger gets "Already taken by" once; the one who took it and a stranger get nothing', async () => {
-    await loadFlow(flowWith(env.emu.url, [asker()]));
+    await loadFlow(flowWith(env.emu.url, [askerMinute()]));
     const out = collect('out');
     send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
     await waitFor(() => jobsTo(env, A).length === 1);
@@ -93,7 +71,7 @@ describe('smsgw-ask node: answers to a person', function () {
   });
 
   it('"1" while two questions are open asks which one; "1b" then answers', async () => {
-    await loadFlow(flowWith(env.emu.url, [asker({ numbers: A })]));
+    await loadFlow(flowWith(env.emu.url, [askerMinute({ numbers: A })]));
     const out = collect('out');
     send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
     send('ask', { payload: 'Pump stopped', topic: 'pump' });
@@ -107,7 +85,7 @@ describe('smsgw-ask node: answers to a person', function () {
   });
 
   it('two auto-responding phones answer every SMS with "1": at most 5 answers each, then the limiter, and the count stays there', async () => {
-    await loadFlow(flowWith(env.emu.url, [asker({ numbers: 'numbers', numbersType: 'msg' })]));
+    await loadFlow(flowWith(env.emu.url, [askerMinute({ numbers: 'numbers', numbersType: 'msg' })]));
     for (const [n, what] of [
       [A, 'Freezer'],
       [A, 'Pump'],

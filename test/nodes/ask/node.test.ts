@@ -22,33 +22,8 @@ import {
   warnings,
   type EmulatedJob,
   type Env,
-  type FlowNode,
 } from '../helpers';
-
-const A = '+491701110001';
-const B = '+491701110002';
-const STRANGER = '+491709999999';
-
-function asker(extra: Record<string, unknown> = {}): FlowNode {
-  return {
-    id: 'ask',
-    type: 'smsgw-ask',
-    gateway: 'cfg',
-    question: 'payload',
-    questionType: 'msg',
-    numbers: `${A}, ${B}`,
-    numbersType: 'str',
-    wait: 1,
-    waitUnit: 's',
-    rounds: 1,
-    ack: '1',
-    pass: '2',
-    tell: 'none',
-    interval: 1, // the shortest (the triggers poll at most once a second)
-    wires: [['out'], ['out2']],
-    ...extra,
-  };
-}
+import { A, B, STRANGER, asker } from './asker';
 
 /** Errors this node logged (node.error's first argument), filtered like statuses(). */
 function errors(id: string): string[] {
