@@ -24,7 +24,7 @@ const BASELINE = join(__dirname, 'baseline.json');
 const update = process.argv.includes('--update');
 
 interface Baseline {
-  /** A ratio may grow by this share (0.2: 20 %) before the check fails. */
+  /** A ratio may grow by this share (0.25: 25 %) before the check fails. */
   tolerance: number;
   measured: { date: string; commit: string; node: string; cpu: string; rounds: number; messages: number };
   /** Workload name → CPU per unit divided by its reference's. */
@@ -139,7 +139,8 @@ async function main(): Promise<void> {
   );
   if (update) {
     const next: Baseline = {
-      tolerance: 0.2,
+      // Fresh-clone CI runs on the 2-core machine moved single ratios by up to 17 % from one run to the next.
+      tolerance: 0.25,
       measured: {
         date: new Date().toISOString().slice(0, 10),
         commit: commit(),
