@@ -65,6 +65,14 @@ const SERVICES: readonly ServiceName[] = ['information', 'send', 'customer', 'le
  * setImmediate per 16 KiB.
  */
 export const GENERIC_BYTES_PER_TURN = 16 * 1024;
+/**
+ * Most bytes of a typed answer decoded in one turn of the event loop. A 5,000-record QueryReceivedDLR page is
+ * 2.2 MB: when it waits in the socket (the process was busy, or the gateway is close), one wake-up handed the
+ * decoder up to 2 MiB, ~30 chunks of 64 KiB at ~2 ms each, and every timer, socket and flow of the process waited
+ * that long (the delivery-reports trigger's longest event-loop delay). 64 KiB is one of undici's reads: one
+ * chunk's decode per turn. Answers announced at most this long (every send's) are not paced at all.
+ */
+export const TYPED_BYTES_PER_TURN = 64 * 1024;
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 /**
  * Whether typed sends carry a reference in their Caption unless the `reference` option says otherwise. On:
@@ -665,6 +673,7 @@ export class GatewayClient {
           details: { service, operation: op.name },
           clean,
           maxBytes: this.maxResponseBytes,
+          bytesPerTurn: TYPED_BYTES_PER_TURN,
           onHead: (head) => consumerFor(ctx, head),
         });
       // Sends are never repeated here (safe-send decides): no retry loop around them.

@@ -57,7 +57,9 @@ export interface ExchangeOptions<T> {
    * undici parses each read at once), and a consumer with much work per byte (the generic path's answer gate,
    * not yet optimised by V8: tens of milliseconds per 64 KiB on a busy machine) keeps every other request of the
    * process waiting that long. Past the budget the rest of the chunk waits for the next turn (setImmediate) with
-   * the response paused, so the socket's backpressure holds the server; nothing is dropped or reordered.
+   * the response paused, so the socket's backpressure holds the server; nothing is dropped or reordered. An answer
+   * whose Content-Length is within the budget is handed over as it comes (it never passes the budget anyway, and a
+   * small answer costs no setImmediate).
    */
   bytesPerTurn?: number | undefined;
 }
@@ -153,7 +155,7 @@ class Exchange<T> extends Deadline implements LegacyHandler {
   private readonly maxBytes: number;
   private status = 0;
   /** bytesPerTurn (at least 1 byte, or it would never move on); Infinity: each read as it comes. */
-  private readonly budget: number;
+  private budget: number;
   /** Bytes handed over in this turn, whether the turn's end is scheduled, undici's resume. */
   private turnBytes = 0;
   private turnEnds = false;
@@ -269,6 +271,8 @@ class Exchange<T> extends Deadline implements LegacyHandler {
       this.fail(this.tooLarge(`announced as ${length} bytes, larger`));
       return false;
     }
+    // Announced within one turn's budget: nothing would ever be held, so no turn is counted.
+    if (length >= 0 && length <= this.budget) this.budget = Infinity;
     try {
       this.consumer = this.opts.onHead({ status, mediaType });
     } catch (e) {
