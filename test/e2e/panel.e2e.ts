@@ -46,6 +46,7 @@ function flows(url: string): unknown[] {
       budgetHour: 10,
       budgetDay: 20,
       budgetWarn: 50,
+      budgetReserve: 2,
       credentials: { user: 'demo', password: 'demo-password' },
     },
     {
@@ -280,6 +281,7 @@ describe(`the SMS panel in Chromium on Node-RED ${nodeRedVersion}`, function () 
     assert.deepEqual([days.limit, days.warn], [20, 10]);
     assert.match(String(await page.locator('[data-smsgw="spend-day"]').textContent()), /2 of 20/);
     assert.match(String(await page.locator('[data-smsgw="spend-hour"]').textContent()), /2 of 10/);
+    assert.match(String(await page.locator('[data-smsgw="spend-reserve"]').textContent()), /2 of 2/);
     assert.match(
       String(await page.locator('[data-section="questions"] .smsgw-panel-code').first().textContent()),
       /^a$/,
