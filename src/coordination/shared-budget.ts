@@ -8,10 +8,11 @@
  *   <base>:hours          ZSET   second → second (the seconds of the rolling hour that hold a count)
  *   <base>:hour           HASH   second → units
  *   <base>:state          HASH   hourTotal, hourWarnedAt, hourLimitedAt (ms)
- *   <base>:day:<date>     HASH   count, warned, limited      expires 2 days after the day
+ *   <base>:day:<date>     HASH   count, warned, limited      expires 32 days after the day (the Spend history)
  *   <base>:month:<month>  HASH   count, warned, limited      expires 62 days after the month
  *   <base>:pending:<key>  STRING cost|second|date|month      a reservation not settled yet (expires in 40 days)
  *   <base>:latest         HASH   day, month                   the latest date counted in (expires in 93 days)
+ *   <base>:spent          HASH   clock hour (ms / 3,600,000) → units of the last 24 hours (the Spend history)
  *
  * <base> is `<prefix><config id>:budget`. Every script first runs the key space's check (key-space.ts): a Redis
  * that lost its data (the epoch gone or replaced) marks the counts lost, and while they are, no reservation is
@@ -19,7 +20,11 @@
  * window: the latest day and month counted in stay the current ones.
  */
 import {
+  HISTORY_DAYS,
+  HISTORY_HOURS,
+  historyHours,
   PENDING_KEEP_MS,
+  type SpendHistory,
   type BudgetLedger,
   type CountsConfirmed,
   type CountsLost,
@@ -59,9 +64,9 @@ local monthKey = monthPrefix .. month
 `;
 
 /**
- * KEYS: hours, hour, state, latest, pending, epoch, lost, confirmed. ARGV: cost, now, day, month, limit
+ * KEYS: hours, hour, state, latest, pending, epoch, lost, confirmed, spent. ARGV: cost, now, day, month, limit
  * hour/day/month (-1 = none), warn at hour/day/month (-1 = none), day ttl, month ttl, pending ttl, hour (ms),
- * day key prefix, month key prefix, known epoch, fresh epoch.
+ * day key prefix, month key prefix, known epoch, fresh epoch, history hours.
  * Returns {result (-1 lost, 0 refused, 1 reserved, 2 pending), hour, day, month, over, warned, limited,
  * hourFreeAt (-1), epoch, lost marker ('')}; windows as letters h, d, m.
  */
@@ -143,6 +148,13 @@ redis.call('PEXPIRE', monthKey, ttl[3])
 redis.call('HSET', KEYS[4], 'day', day, 'month', month)
 redis.call('PEXPIRE', KEYS[4], ttl[3])
 redis.call('SET', KEYS[5], cost .. '|' .. sec .. '|' .. day .. '|' .. month, 'PX', ARGV[13])
+local clockHour = math.floor(now / HOUR)
+local keepHours = tonumber(ARGV[19])
+redis.call('HINCRBY', KEYS[9], clockHour, cost)
+for _, f in ipairs(redis.call('HKEYS', KEYS[9])) do
+  if tonumber(f) <= clockHour - keepHours then redis.call('HDEL', KEYS[9], f) end
+end
+redis.call('PEXPIRE', KEYS[9], HOUR * (keepHours + 1))
 touch()
 local warned = ''
 for i = 1, 3 do
@@ -151,8 +163,8 @@ end
 return {1, counts[1], counts[2], counts[3], '', warned, '', -1, epoch, ''}`);
 
 /**
- * KEYS: hours, hour, state, pending. ARGV: now, hour (ms), day key prefix, month key prefix. Takes a pending
- * reservation's units back (from the second, day and month it was counted in). Returns 1 when it was pending.
+ * KEYS: hours, hour, state, pending, spent. ARGV: now, hour (ms), day key prefix, month key prefix. Takes a pending
+ * reservation's units back (from the second, clock hour, day and month it was counted in). Returns 1 when it was pending.
  */
 export const RELEASE = new Script(`
 local now = tonumber(ARGV[1])
@@ -178,6 +190,9 @@ if now < (tonumber(sec) + 1) * 1000 + HOUR then
     redis.call('HSET', KEYS[3], 'hourTotal', total)
   end
 end
+local clockHour = math.floor(tonumber(sec) * 1000 / HOUR)
+local spent = tonumber(redis.call('HGET', KEYS[5], clockHour) or '-1')
+if spent >= 0 then redis.call('HSET', KEYS[5], clockHour, math.max(0, spent - cost)) end
 for _, key in ipairs({ARGV[3] .. day, ARGV[4] .. month}) do
   local c = tonumber(redis.call('HGET', key, 'count') or '-1')
   if c >= 0 then redis.call('HSET', key, 'count', math.max(0, c - cost)) end
@@ -198,6 +213,12 @@ ${EXPIRE_HOUR}
 ${LATEST}
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('HSET', KEYS[3], 'hourTotal', total) end
 return {total, tonumber(redis.call('HGET', dayKey, 'count') or '0'), tonumber(redis.call('HGET', monthKey, 'count') or '0'), epoch, lostMark or ''}`);
+
+/** KEYS: spent. ARGV: day key prefix, day ids. Returns {spent as field, units, ...; units of each day}. */
+export const HISTORY = new Script(`
+local days = {}
+for i = 2, #ARGV do days[#days + 1] = tonumber(redis.call('HGET', ARGV[1] .. ARGV[i], 'count') or '0') end
+return {redis.call('HGETALL', KEYS[1]), days}`);
 
 const DAY_MS = 24 * HOUR_MS;
 const LETTERS: Record<string, BudgetWindow> = { h: 'hour', d: 'day', m: 'month' };
@@ -246,12 +267,13 @@ export class SharedBudgetLedger implements BudgetLedger {
     await this.keySpace.ready();
     const lim = (w: BudgetWindow): number => req.limits[w] ?? -1;
     const warn = (w: BudgetWindow): number => req.warnAt[w] ?? -1;
-    // The day's and month's keys outlive them a little (a release of a reservation made before midnight).
-    const dayTtl = 3 * DAY_MS;
+    // The day's and month's keys outlive them a little (a release of a reservation made before midnight),
+    // and serve the Spend history's 30 days.
+    const dayTtl = (HISTORY_DAYS + 2) * DAY_MS;
     const monthTtl = 93 * DAY_MS;
     const r = (await this.link.run(
       RESERVE,
-      [...this.keys(), `${this.base}:pending:${req.key}`, ...this.epochKeys()],
+      [...this.keys(), `${this.base}:pending:${req.key}`, ...this.epochKeys(), `${this.base}:spent`],
       [
         req.cost,
         req.now,
@@ -271,6 +293,7 @@ export class SharedBudgetLedger implements BudgetLedger {
         `${this.base}:month:`,
         this.keySpace.known,
         newEpoch(),
+        HISTORY_HOURS,
       ],
     )) as unknown[];
     this.seen(r[8], r[9]);
@@ -296,7 +319,7 @@ export class SharedBudgetLedger implements BudgetLedger {
     const [hours, hour, state] = this.keys();
     await this.link.run(
       RELEASE,
-      [hours!, hour!, state!, `${this.base}:pending:${key}`],
+      [hours!, hour!, state!, `${this.base}:pending:${key}`, `${this.base}:spent`],
       [now, HOUR_MS, `${this.base}:day:`, `${this.base}:month:`],
     );
   }
@@ -310,6 +333,23 @@ export class SharedBudgetLedger implements BudgetLedger {
     )) as unknown[];
     this.seen(r[3], r[4]);
     return { hour: Number(r[0]) || 0, day: Number(r[1]) || 0, month: Number(r[2]) || 0 };
+  }
+
+  async history(now: number, days: readonly string[]): Promise<SpendHistory> {
+    const r = (await this.link.run(
+      HISTORY,
+      [`${this.base}:spent`],
+      [`${this.base}:day:`, ...days],
+    )) as unknown[];
+    const flat = Array.isArray(r[0]) ? (r[0] as unknown[]) : [];
+    const spent = new Map<number, number>();
+    for (let i = 0; i + 1 < flat.length; i += 2)
+      spent.set(Number(flat[i]) * HOUR_MS, Number(flat[i + 1]) || 0);
+    const counts = Array.isArray(r[1]) ? (r[1] as unknown[]) : [];
+    return {
+      hours: historyHours(now).map((start) => ({ start, units: Math.max(0, spent.get(start) ?? 0) })),
+      days: days.map((day, i) => ({ day, units: Math.max(0, Number(counts[i]) || 0) })),
+    };
   }
 
   /** A person confirmed the counts: the marker goes for every instance (each takes the epoch as it is now). */

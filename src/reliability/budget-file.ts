@@ -18,6 +18,7 @@ import {
   type CountsLost,
   type ReserveAnswer,
   type ReserveRequest,
+  type SpendHistory,
   type WindowCounts,
 } from './budget-ledger';
 
@@ -128,6 +129,10 @@ export class FileLedger implements BudgetLedger {
 
   counts(now: number, day: string, month: string): Promise<WindowCounts> {
     return Promise.resolve(this.book.counts(now, day, month));
+  }
+
+  history(now: number, days: readonly string[]): Promise<SpendHistory> {
+    return Promise.resolve(this.book.history(now, days));
   }
 
   async confirmLost(by: string, now: number): Promise<CountsConfirmed> {

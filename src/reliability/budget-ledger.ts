@@ -15,8 +15,11 @@
  * window as spent up to its limit. Never a fresh start from zero. And a clock set back never opens a new window:
  * a day or month counted later than "now" is still the current one, and the rolling hour keeps counts from "the
  * future" until an hour after them.
+ *
+ * The book also keeps what was spent per clock hour over the last 24 hours and per day over the last 30 days (the
+ * panel's Spend chart): bounded, counted and taken back with the same reservations, nothing else.
  */
-import { HOUR_MS, leavesHourAt, secondOf, type BudgetWindow } from './budget-windows';
+import { HOUR_MS, hourStartOf, leavesHourAt, secondOf, type BudgetWindow } from './budget-windows';
 
 /** A count per window (only the windows with a limit are looked at). */
 export type WindowCounts = Record<BudgetWindow, number>;
@@ -67,6 +70,23 @@ export interface ReserveAnswer {
   lost?: CountsLost;
 }
 
+/** Hours of spend history kept (clock hours, the current one included). */
+export const HISTORY_HOURS = 24;
+/** Days of spend history kept (local calendar days, today included). */
+export const HISTORY_DAYS = 30;
+
+/** Units counted per clock hour (last 24, oldest first) and per local day (last 30, oldest first). */
+export interface SpendHistory {
+  hours: { start: number; units: number }[];
+  days: { day: string; units: number }[];
+}
+
+/** The hour starts of the history ending with the hour holding `now`, oldest first. */
+export function historyHours(now: number): number[] {
+  const last = hourStartOf(now);
+  return Array.from({ length: HISTORY_HOURS }, (_, i) => last - (HISTORY_HOURS - 1 - i) * HOUR_MS);
+}
+
 /** The counts a ledger keeps: reservations are made, confirmed and released through it. */
 export interface BudgetLedger {
   /** Where the counts live (a file, a Redis key), for messages. */
@@ -81,6 +101,8 @@ export interface BudgetLedger {
   release(key: string, now: number): Promise<void>;
   /** The counts now (for the editor and the status). */
   counts(now: number, day: string, month: string): Promise<WindowCounts>;
+  /** The spend of the last 24 clock hours up to `now` and of the local `days` (ids, oldest first). */
+  history(now: number, days: readonly string[]): Promise<SpendHistory>;
   /** The counts were lost and nobody has confirmed them yet (known at open; Redis: as the ledger learns it). */
   readonly lost: CountsLost | undefined;
   /** A person confirms the counts as they are now: the ledger counts on from them. Durable when it resolves. */
@@ -116,12 +138,16 @@ export interface BookData {
   lost?: CountsLost;
   /** The last confirmation. */
   confirmed?: CountsConfirmed;
+  /** [hour start (ms), units] of the last 24 clock hours (absent in books written before it was kept). */
+  spent?: [number, number][];
 }
 
 /** A pending reservation nobody settled (its process died, its outbox entry was lost) is forgotten after this. */
 export const PENDING_KEEP_MS = 40 * 24 * HOUR_MS;
-/** Days and months kept besides the current one (a release of a reservation made before midnight finds it). */
+/** Months kept besides the current one (a release of a reservation made before midnight finds it). */
 const KEEP_PERIODS = 2;
+/** Hour buckets kept at most (the history's, and as many "from the future" after a clock set back). */
+const MAX_SPENT_HOURS = 2 * HISTORY_HOURS;
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
@@ -133,6 +159,8 @@ export class BudgetBook {
   private days = new Map<string, Period>();
   private months = new Map<string, Period>();
   private pending = new Map<string, Pending & { at: number }>();
+  /** Units per clock hour (hour start in ms), the last HISTORY_HOURS. */
+  private spent = new Map<number, number>();
   lost: CountsLost | undefined;
   confirmed: CountsConfirmed | undefined;
 
@@ -180,6 +208,14 @@ export class BudgetBook {
         throw new Error(`bad pending reservation ${key}`);
       book.pending.set(key, { cost: p.cost, sec: p.sec, day: p.day, month: p.month, at: p.sec * 1000 });
     }
+    if (d.spent !== undefined) {
+      if (!Array.isArray(d.spent)) throw new Error('bad spend record');
+      for (const b of d.spent) {
+        if (!Array.isArray(b) || !Number.isInteger(b[0]) || !isCount(b[1]))
+          throw new Error('bad spend record');
+        book.spent.set(b[0], b[1]);
+      }
+    }
     if (d.lost && typeof d.lost === 'object')
       book.lost = {
         why: String(d.lost.why ?? 'unknown'),
@@ -214,6 +250,7 @@ export class BudgetBook {
       days: Object.fromEntries(this.days),
       months: Object.fromEntries(this.months),
       pending,
+      spent: [...this.spent].sort((a, b) => a[0] - b[0]),
       ...(this.lost ? { lost: this.lost } : {}),
       ...(this.confirmed ? { confirmed: this.confirmed } : {}),
     };
@@ -246,6 +283,15 @@ export class BudgetBook {
       hour: this.hourTotal,
       day: this.days.get(d)?.count ?? 0,
       month: this.months.get(m)?.count ?? 0,
+    };
+  }
+
+  /** The spend per clock hour of the last 24 hours up to `now` and per day of `days`. */
+  history(now: number, days: readonly string[]): SpendHistory {
+    // Read by key only: what is out of the history is dropped with the next count.
+    return {
+      hours: historyHours(now).map((start) => ({ start, units: this.spent.get(start) ?? 0 })),
+      days: days.map((day) => ({ day, units: this.days.get(day)?.count ?? 0 })),
     };
   }
 
@@ -288,6 +334,8 @@ export class BudgetBook {
       else this.hour.splice(i, 0, [sec, req.cost]);
     }
     this.hourTotal += req.cost;
+    const h = hourStartOf(sec * 1000);
+    this.spent.set(h, (this.spent.get(h) ?? 0) + req.cost);
     this.period(this.days, req.day).count += req.cost;
     this.period(this.months, req.month).count += req.cost;
     this.pending.set(req.key, { cost: req.cost, sec, day: req.day, month: req.month, at: req.now });
@@ -315,6 +363,9 @@ export class BudgetBook {
       this.hourTotal -= take;
       if (bucket[1] === 0) this.hour.splice(i, 1);
     }
+    const h = hourStartOf(p.sec * 1000);
+    const spent = this.spent.get(h);
+    if (spent !== undefined) this.spent.set(h, Math.max(0, spent - p.cost));
     for (const [map, id] of [
       [this.days, p.day],
       [this.months, p.month],
@@ -368,16 +419,22 @@ export class BudgetBook {
     }
     if (n > 0) this.hour.splice(0, n);
     if (this.hour.length === 0) this.hourTotal = 0;
-    prune(this.days, day);
-    prune(this.months, month);
+    const oldest = historyHours(now)[0]!;
+    for (const h of this.spent.keys()) if (h < oldest) this.spent.delete(h);
+    if (this.spent.size > MAX_SPENT_HOURS) {
+      const keep = new Set([...this.spent.keys()].sort((a, b) => a - b).slice(-MAX_SPENT_HOURS));
+      for (const h of this.spent.keys()) if (!keep.has(h)) this.spent.delete(h);
+    }
+    prune(this.days, day, HISTORY_DAYS - 1);
+    prune(this.months, month, KEEP_PERIODS);
     for (const [key, p] of this.pending) if (now - p.at > PENDING_KEEP_MS) this.pending.delete(key);
   }
 }
 
-/** Keeps the current period and the KEEP_PERIODS before it (ids sort as dates). */
-function prune(map: Map<string, Period>, current: string): void {
-  if (map.size <= KEEP_PERIODS + 1) return;
+/** Keeps the current period and the `before` ones before it (ids sort as dates). */
+function prune(map: Map<string, Period>, current: string, before: number): void {
+  if (map.size <= before + 1) return;
   const ids = [...map.keys()].filter((id) => id <= current).sort();
-  const keep = new Set(ids.slice(-(KEEP_PERIODS + 1)));
+  const keep = new Set(ids.slice(-(before + 1)));
   for (const id of map.keys()) if (!keep.has(id) && id <= current) map.delete(id);
 }

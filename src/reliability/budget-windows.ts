@@ -43,6 +43,21 @@ export function dayOf(t: number): CalendarWindow {
   };
 }
 
+/** The ids of the `n` local calendar days up to the one holding `t`, oldest first. */
+export function lastDays(t: number, n: number): string[] {
+  const d = new Date(t);
+  const out: string[] = [];
+  for (let i = n - 1; i >= 0; i--) {
+    // Noon of the day: never skipped or doubled by a clock change.
+    const day = new Date(d.getFullYear(), d.getMonth(), d.getDate() - i, 12);
+    out.push(`${day.getFullYear()}-${two(day.getMonth() + 1)}-${two(day.getDate())}`);
+  }
+  return out;
+}
+
+/** The start of the clock hour holding `t` (ms since epoch; hours of elapsed time, as the rolling hour). */
+export const hourStartOf = (t: number): number => Math.floor(t / HOUR_MS) * HOUR_MS;
+
 /** The local calendar month holding `t`. */
 export function monthOf(t: number): CalendarWindow {
   const d = new Date(t);

@@ -18,11 +18,20 @@
 import { EventEmitter } from 'node:events';
 import type { ServiceName } from '../catalogue/types';
 import { GatewayError } from '../errors';
-import type { BudgetLedger, CountsConfirmed, CountsLost, ReserveAnswer, WindowCounts } from './budget-ledger';
+import {
+  HISTORY_DAYS,
+  type BudgetLedger,
+  type CountsConfirmed,
+  type CountsLost,
+  type ReserveAnswer,
+  type SpendHistory,
+  type WindowCounts,
+} from './budget-ledger';
 import {
   BUDGET_WINDOWS,
   dayOf,
   HOUR_MS,
+  lastDays,
   localTime,
   monthOf,
   systemClock,
@@ -41,6 +50,15 @@ export interface BudgetSettings {
   warnPercent?: number;
   /** Over a limit: hold the send in the outbox until the window has room (true) or refuse it (default). */
   hold?: boolean;
+}
+
+/** The panel's Spend section: the history and the windows it is drawn against. */
+export interface SpendView extends SpendHistory {
+  windows: WindowState[];
+  /** Units a critical send may use above the limits. */
+  reserve: number;
+  /** Of those, what is left now (the tightest window decides). */
+  reserveLeft: number;
 }
 
 /** What the smsgw-budget node emits. */
@@ -347,6 +365,20 @@ export class Budget extends EventEmitter<BudgetEvents> {
       warnAt: this.warnAt(w),
       resetsAt: w === 'day' ? dayOf(now).end : w === 'month' ? monthOf(now).end : now + HOUR_MS,
     }));
+  }
+
+  /**
+   * What the panel's Spend chart shows: units per clock hour (last 24 h) and per local day (last 30 days), the
+   * windows (fresh), and the reserve a critical send may still use (0 while the counts are lost).
+   */
+  async spend(): Promise<SpendView> {
+    const now = this.clock.now();
+    const windows = await this.windows(true);
+    const history = await this.ledger.history(now, lastDays(now, HISTORY_DAYS));
+    let reserveLeft = this.ledger.lost ? 0 : this.reserveUnits;
+    for (const w of windows)
+      reserveLeft = Math.min(reserveLeft, Math.max(0, w.limit + this.reserveUnits - w.count));
+    return { ...history, windows, reserve: this.reserveUnits, reserveLeft };
   }
 
   /** Reads the counts from the ledger (another instance may have counted) and tells the listeners. */

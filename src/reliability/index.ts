@@ -29,7 +29,7 @@ export type {
   SafeSendStats,
 } from './safe-send';
 export { Budget, BudgetError, isBudgetHold } from './budget';
-export type { BudgetEvent, BudgetSettings, ReserveOptions, WindowState } from './budget';
+export type { BudgetEvent, BudgetSettings, ReserveOptions, SpendView, WindowState } from './budget';
 export { FileLedger } from './budget-file';
 export type { FileLedgerOptions } from './budget-file';
 export type {

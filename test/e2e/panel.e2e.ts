@@ -2,7 +2,8 @@
  * The SMS panel (the package's sidebar tab) in Chromium on a real Node-RED with adminAuth: a user who may only
  * read sees the open question with its holder masked, no Cancel, no Test connection, and no full number anywhere
  * in the page or in the panel's answers; the route refuses that user's Cancel too. A user who may change the
- * configuration sees Cancel and Test connection, may reveal the numbers, and Cancel closes the question.
+ * configuration sees Cancel and Test connection, may reveal the numbers, and Cancel closes the question. The
+ * Spend charts draw the real sends against the emulator (bars per hour and per day, the limit and warning lines).
  * With SMSGW_SCREENSHOTS=1 (npm run screenshots) the picture goes to docs/images/panel.png.
  */
 import assert from 'node:assert/strict';
@@ -41,6 +42,11 @@ function flows(url: string): unknown[] {
       service: 'gateway',
       transport: 'soap11',
       outbox: true,
+      // The Spend chart's limits: the rolling hour 10 (warning at 5), the day 20 (warning at 10).
+      budgetHour: 10,
+      budgetDay: 20,
+      budgetWarn: 50,
+      budgetReserve: 2,
       credentials: { user: 'demo', password: 'demo-password' },
     },
     {
@@ -77,7 +83,56 @@ function flows(url: string): unknown[] {
       y: 80,
       wires: [[], []],
     },
+    {
+      id: 'report',
+      z: 'tab',
+      type: 'inject',
+      once: true,
+      onceDelay: 0.5,
+      payload: 'Daily report: all fine',
+      payloadType: 'str',
+      topic: 'report',
+      props: [{ p: 'payload' }, { p: 'topic', vt: 'str' }],
+      x: 120,
+      y: 160,
+      wires: [['send']],
+    },
+    {
+      id: 'send',
+      z: 'tab',
+      type: 'smsgw-send-sms',
+      gateway: 'cfg',
+      operation: 'SendSMS',
+      recipient: B,
+      recipientType: 'str',
+      text: 'payload',
+      textType: 'msg',
+      caption: 'topic',
+      captionType: 'msg',
+      x: 320,
+      y: 160,
+      wires: [[]],
+    },
   ];
+}
+
+/** The units each bar of a Spend chart shows, and its limit and warning lines. */
+async function chartOf(
+  page: Page,
+  name: 'hours' | 'days',
+): Promise<{ bars: number[]; limit: number | null; warn: number | null; heights: number[] }> {
+  // No named functions inside: the page runs the code as written, without the test runner's helpers.
+  const got = await page.locator(`[data-smsgw="chart-${name}"] svg`).evaluate((svg) => ({
+    bars: [...svg.querySelectorAll('rect.smsgw-spend-bar')].map((b) => Number(b.getAttribute('data-units'))),
+    heights: [...svg.querySelectorAll('rect.smsgw-spend-bar')].map((b) => Number(b.getAttribute('height'))),
+    limit: svg.querySelector('line.smsgw-spend-limit')?.getAttribute('data-value') ?? null,
+    warn: svg.querySelector('line.smsgw-spend-warn')?.getAttribute('data-value') ?? null,
+  }));
+  return {
+    ...got,
+    limit: got.limit === null ? null : Number(got.limit),
+    warn: got.warn === null ? null : Number(got.warn),
+  };
 }
 
 describe(`the SMS panel in Chromium on Node-RED ${nodeRedVersion}`, function () {
@@ -186,6 +241,15 @@ describe(`the SMS panel in Chromium on Node-RED ${nodeRedVersion}`, function () 
       })
       .catch(() => undefined);
     await page.waitForSelector('[data-section="health"] [data-smsgw="outbox"]', { timeout: 30000 });
+    // Both SMS (the question's first and the report) counted: the hours chart's bars add up to 2.
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('[data-smsgw="chart-hours"] rect.smsgw-spend-bar')]
+          .map((b) => Number(b.getAttribute('data-units')))
+          .reduce((a, b) => a + b, 0) === 2,
+      undefined,
+      { timeout: 30000 },
+    );
     return page;
   }
 
@@ -197,6 +261,27 @@ describe(`the SMS panel in Chromium on Node-RED ${nodeRedVersion}`, function () 
     assert.equal(await page.locator('[data-smsgw="cancel"]').count(), 0);
     assert.equal(await page.locator('[data-smsgw="test"]').count(), 0);
     assert.equal(await page.locator('[data-smsgw="reveal"]').isVisible(), false);
+    // Spend from the two real sends against the emulator: 24 hourly bars, 30 daily, the limit and warning lines.
+    const hours = await chartOf(page, 'hours');
+    assert.equal(hours.bars.length, 24);
+    assert.equal(
+      hours.bars.reduce((a, b) => a + b, 0),
+      2,
+    );
+    assert.deepEqual([hours.limit, hours.warn], [10, 5]);
+    // A bar with units is drawn, one without is flat.
+    assert.ok(hours.heights.some((h, i) => hours.bars[i]! > 0 && h > 0));
+    assert.ok(hours.heights.every((h, i) => hours.bars[i]! > 0 || h === 0));
+    const days = await chartOf(page, 'days');
+    assert.equal(days.bars.length, 30);
+    assert.equal(
+      days.bars.reduce((a, b) => a + b, 0),
+      2,
+    );
+    assert.deepEqual([days.limit, days.warn], [20, 10]);
+    assert.match(String(await page.locator('[data-smsgw="spend-day"]').textContent()), /2 of 20/);
+    assert.match(String(await page.locator('[data-smsgw="spend-hour"]').textContent()), /2 of 10/);
+    assert.match(String(await page.locator('[data-smsgw="spend-reserve"]').textContent()), /2 of 2/);
     assert.match(
       String(await page.locator('[data-section="questions"] .smsgw-panel-code').first().textContent()),
       /^a$/,

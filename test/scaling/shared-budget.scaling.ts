@@ -115,7 +115,17 @@ describe('shared spending guard (real redis-server)', function () {
           book.counts(t0 + dt, '2024-05-03', '2024-05'),
         );
       }
+      // The spend history (the panel's chart) shared the same way: per clock hour and per day.
+      const now = t0 + (step[0] === 'reserve' ? step[3] : step[2]);
+      const days = ['2024-05-02', '2024-05-03', '2024-05-04'];
+      assert.deepEqual(await ledger.history(now, days), book.history(now, days), `history after ${step[1]}`);
     }
+    const last = await ledger.history(t0 + 90_001_000, ['2024-05-03', '2024-05-04']);
+    assert.deepEqual(
+      last.days.map((d) => d.units),
+      book.history(t0 + 90_001_000, ['2024-05-03', '2024-05-04']).days.map((d) => d.units),
+    );
+    assert.ok(last.days.every((d) => d.units > 0) && last.hours.some((h) => h.units > 0));
   });
 
   /** Tries `n` sends alternating over the instances: how many were counted (billed). */

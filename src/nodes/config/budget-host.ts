@@ -12,6 +12,7 @@ import {
   CONFIRM_HOW,
   type BudgetEvent,
   type BudgetSettings,
+  type SpendView,
   type WindowState,
 } from '../../reliability/budget';
 import { budgetSender } from '../../reliability/budget-sender';
@@ -225,6 +226,12 @@ export class BudgetHost {
         : {}),
       windows: windows.map((w) => ({ ...w, resetsAt: new Date(w.resetsAt).toISOString() })),
     };
+  }
+
+  /** The panel's Spend section: history, windows and reserve (undefined until the counts are open). */
+  async spend(): Promise<SpendView | undefined> {
+    const b = await this.ready;
+    return b?.spend();
   }
 
   /** The outbox's sender with the guard in front (reliability/budget-sender.ts). */

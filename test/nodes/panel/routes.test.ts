@@ -10,6 +10,7 @@ import {
   flowWith,
   helper,
   loadFlow,
+  nextMessage,
   send,
   startEnv,
   stopEnv,
@@ -92,6 +93,46 @@ describe('nodes: the panel routes', function () {
       return left === 0;
     });
     await helper.request().post('/smsgw/panel/cfg/questions/cancel').send({ id: q.id }).expect(404);
+  });
+
+  it('Spend: real sends counted in the current hour and day, against the limits, warnings and reserve left', async () => {
+    await loadFlow(
+      flowWith(env.emu.url, [sendSmsNode()], {
+        budgetHour: 10,
+        budgetDay: 20,
+        budgetWarn: 50,
+        budgetReserve: 2,
+      }),
+    );
+    for (let i = 0; i < 3; i++) {
+      const done = nextMessage('out');
+      send('n1', { payload: `Freezer too warm ${i}`, topic: 'freezer' });
+      await done;
+    }
+    const d = await get('/smsgw/panel/cfg/spend');
+    assert.equal(d.enabled, true);
+    assert.deepEqual(d.limits, { hour: 10, day: 20 });
+    assert.deepEqual(d.warnAt, { hour: 5, day: 10 });
+    assert.deepEqual(d.counts, { hour: 3, day: 3 });
+    assert.equal(d.reserve, 2);
+    assert.equal(d.reserveLeft, 2);
+    const hours = d.hours as Json[];
+    const days = d.days as Json[];
+    assert.equal(hours.length, 24);
+    assert.equal(days.length, 30);
+    // In the current hour and day (or the one before, if the sends crossed an hour's or a day's end).
+    const sum = (list: Json[]): number => list.reduce((n, b) => n + (b.units as number), 0);
+    assert.equal(sum(hours.slice(-2)), 3);
+    assert.equal(sum(hours), 3);
+    assert.equal(sum(days.slice(-2)), 3);
+    assert.ok(!JSON.stringify(d).includes('4917000000001'));
+  });
+
+  it('Spend: off (nothing counted) while the configuration sets no limit', async () => {
+    await loadFlow(flowWith(env.emu.url, [sendSmsNode()]));
+    const d = await get('/smsgw/panel/cfg/spend');
+    assert.equal(d.enabled, false);
+    assert.equal(d.hours, undefined);
   });
 
   it("Queues and health: outbox counts, the inbound reader's last poll, the last gateway error", async () => {

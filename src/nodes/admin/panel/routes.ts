@@ -13,7 +13,9 @@ import { userHolds } from './permissions';
 import { panelSection, registerPanelSection, type PanelContext } from './registry';
 import { healthSection } from './health';
 import { questionsSection } from './questions';
+import { spendSection } from './spend';
 
+registerPanelSection(spendSection);
 registerPanelSection(healthSection);
 registerPanelSection(questionsSection);
 
