@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { NodeMessage } from 'node-red';
-import { EMIT_BATCH, emitInBatches } from '../../src/nodes/polling/emit';
+import { EMIT_BATCH, emitInBatches, wiredTargets } from '../../src/nodes/polling/emit';
 
 const msgs = (n: number): NodeMessage[] => Array.from({ length: n }, (_, i) => ({ payload: i }));
 
@@ -40,6 +40,32 @@ describe('nodes: a poll hands its msgs on a batch per turn of the event loop', (
     assert.equal(sent.length, EMIT_BATCH);
   });
 
+  it('a flow that closes after the last send, before Node-RED delivered it, is not told "handed on"', async () => {
+    // Node-RED delivers a sent msg on a later turn; a stop in between drops it. The caller must not save a
+    // state that counts such msgs as handed on (they are read again: a repeat, never a loss).
+    const sent: unknown[] = [];
+    let closed = false;
+    const done = emitInBatches(
+      (m) => sent.push(m.payload),
+      msgs(3),
+      () => closed,
+    );
+    closed = true; // the stop comes before the delivery turn
+    assert.deepEqual(sent, [0, 1, 2]);
+    assert.equal(await done, false);
+  });
+
+  it('a poll with nothing to send is done at once', async () => {
+    assert.equal(
+      await emitInBatches(
+        () => undefined,
+        [],
+        () => true,
+      ),
+      true,
+    );
+  });
+
   it('sends a small poll at once', async () => {
     const sent: unknown[] = [];
     const done = emitInBatches(
@@ -49,5 +75,41 @@ describe('nodes: a poll hands its msgs on a batch per turn of the event loop', (
     );
     assert.deepEqual(sent, [0, 1, 2]);
     assert.equal(await done, true);
+  });
+
+  it('reached: the next nodes still the same objects; a stopped or replaced one, not; an unknown id never holds back', async () => {
+    const live = new Map<string, object>([
+      ['a', { id: 'a' }],
+      ['b', { id: 'b' }],
+    ]);
+    const node = { wires: [['a', 'ghost'], ['b']] };
+    const reached = wiredTargets((id) => live.get(id), node);
+    assert.equal(reached(), true, 'nothing changed');
+    live.set('b', { id: 'b' }); // redeployed: a new object under the same id
+    assert.equal(reached(), false);
+    live.delete('b');
+    assert.equal(reached(), false, 'stopped');
+    assert.equal(wiredTargets((id) => live.get(id), { wires: [['ghost']] })(), true);
+    assert.equal(wiredTargets((id) => live.get(id), {})(), true);
+
+    // The trigger itself stopped (a "modified nodes" deploy) while its next node stayed: handed on.
+    const sent: unknown[] = [];
+    const done = emitInBatches(
+      (m) => sent.push(m.payload),
+      msgs(2),
+      () => true,
+      wiredTargets((id) => live.get(id), { wires: [['a']] }),
+    );
+    assert.equal(await done, true);
+    // The next node stopped before delivery: not handed on.
+    const target = wiredTargets((id) => live.get(id), { wires: [['a']] });
+    const done2 = emitInBatches(
+      () => undefined,
+      msgs(2),
+      () => false,
+      target,
+    );
+    live.delete('a');
+    assert.equal(await done2, false);
   });
 });

@@ -6,7 +6,7 @@ import { failed, sharedKey } from '../common/status';
 import { StoreWatch, isStoreError, stateStoreFor } from '../common/state';
 import { warnOnce } from './odd-records';
 import { CoordinationUnavailable, coordinatedPolling } from './coordinated';
-import { emitInBatches } from './emit';
+import { emitInBatches, wiredTargets } from './emit';
 import { receivedStatus } from './pending';
 import type { PollContext, PollResult } from './pending';
 
@@ -99,6 +99,7 @@ export function setupPolling<S extends object>(
         (m) => node.send(m),
         result.messages,
         () => signal.aborted,
+        wiredTargets((id) => RED.nodes.getNode(id), node),
       ))
     )
       return;
