@@ -4,6 +4,8 @@
  * in the page or in the panel's answers; the route refuses that user's Cancel too. A user who may change the
  * configuration sees Cancel and Test connection, may reveal the numbers, and Cancel closes the question. The
  * Spend charts draw the real sends against the emulator (bars per hour and per day, the limit and warning lines).
+ * An SMS sent to the emulator's inbound queue shows in the Inbound list, its sender masked for the read-only user
+ * and in full after reveal, its markup as text.
  * With SMSGW_SCREENSHOTS=1 (npm run screenshots) the picture goes to docs/images/panel.png.
  */
 import assert from 'node:assert/strict';
@@ -19,6 +21,11 @@ const A = '+491701110001';
 const B = '+491701110002';
 /** The digits of A that no read-only answer may hold (masked it keeps +4917 and the last two). */
 const A_HIDDEN = '1701110001';
+/** A sender of an inbound message (not on call): its digits likewise. */
+const C = '+491701110003';
+const C_HIDDEN = '1701110003';
+/** Markup in an SMS: the panel shows it as text, never as HTML. */
+const INBOUND_TEXT = '<img src=x data-smsgw-injected="1"> Freezer door open';
 const PASSWORD = 'login-pass-1';
 const USERS: Record<string, string | string[]> = {
   reader: 'read',
@@ -255,7 +262,20 @@ describe(`the SMS panel in Chromium on Node-RED ${nodeRedVersion}`, function () 
 
   it('a read-only user: the question with its holder masked, no Cancel, no Test connection, no full number anywhere', async () => {
     const answers: string[] = [];
+    const sent = await fetch(`${stack.emulator.url}/_emulator/inbound`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ from: C, text: INBOUND_TEXT }),
+    });
+    assert.ok(sent.ok, `inbound: ${sent.status}`);
     const page = await openPanel('reader', answers);
+    // The reader polls every second (the ask node's interval): the message comes with a live note.
+    const inbound = page.locator('[data-section="inbound"] [data-smsgw="inbound"]');
+    await inbound.first().waitFor({ timeout: 30000 });
+    assert.equal(await inbound.count(), 1);
+    assert.equal(await inbound.locator('[data-smsgw="from"]').textContent(), '+4917******03');
+    assert.equal(await inbound.locator('[data-smsgw="text"]').textContent(), INBOUND_TEXT);
+    assert.equal(await page.locator('[data-smsgw-injected]').count(), 0);
     const holder = await page.locator('[data-smsgw="holder"]').first().textContent();
     assert.match(String(holder), /step 1 of 2 · \+4917\*{6}01/);
     assert.equal(await page.locator('[data-smsgw="cancel"]').count(), 0);
@@ -288,16 +308,27 @@ describe(`the SMS panel in Chromium on Node-RED ${nodeRedVersion}`, function () 
     );
     // The whole panel (every text and attribute) and every answer of the package's routes the page received. (The
     // flow itself holds the ask node's numbers: a user who may read flows reads them there, as in any node.)
-    assert.ok(!(await page.locator('.smsgw-panel').evaluate((e) => e.outerHTML)).includes(A_HIDDEN));
+    const html = await page.locator('.smsgw-panel').evaluate((e) => e.outerHTML);
+    assert.ok(!html.includes(A_HIDDEN) && !html.includes(C_HIDDEN));
     assert.ok(answers.length >= 2);
+    assert.ok(answers.some((a) => a.includes('Freezer door open')));
     for (const a of answers)
-      assert.ok(!a.includes(A_HIDDEN), `a full number in an answer: ${a.slice(0, 200)}`);
+      assert.ok(
+        !a.includes(A_HIDDEN) && !a.includes(C_HIDDEN),
+        `a full number in an answer: ${a.slice(0, 200)}`,
+      );
     // Asking to reveal changes nothing for this user; the route refuses Cancel.
     const revealed = await fetch(`${stack.nodeRed.url}/smsgw/panel/cfg/questions?reveal=1`, {
       headers: { Authorization: `Bearer ${tokens.reader}` },
     });
     assert.equal(revealed.status, 200);
     assert.ok(!(await revealed.text()).includes(A_HIDDEN));
+    const inboundRevealed = await fetch(`${stack.nodeRed.url}/smsgw/panel/cfg/inbound?reveal=1`, {
+      headers: { Authorization: `Bearer ${tokens.reader}` },
+    });
+    assert.equal(inboundRevealed.status, 200);
+    const inboundText = await inboundRevealed.text();
+    assert.ok(inboundText.includes('+4917******03') && !inboundText.includes(C_HIDDEN), inboundText);
     const id = await page.locator('[data-smsgw="question"]').first().getAttribute('data-id');
     const cancel = await fetch(`${stack.nodeRed.url}/smsgw/panel/cfg/questions/cancel`, {
       method: 'POST',
@@ -317,6 +348,15 @@ describe(`the SMS panel in Chromium on Node-RED ${nodeRedVersion}`, function () 
       A,
       { timeout: 20000 },
     );
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-smsgw="inbound"] [data-smsgw="from"]')?.textContent === n,
+      C,
+      { timeout: 20000 },
+    );
+    const full = await fetch(`${stack.nodeRed.url}/smsgw/panel/cfg/inbound?reveal=1`, {
+      headers: { Authorization: `Bearer ${tokens.writer}` },
+    });
+    assert.ok((await full.text()).includes(C));
     await page.click('[data-smsgw="test"]');
     await page.waitForFunction(
       () =>

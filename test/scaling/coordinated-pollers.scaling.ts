@@ -196,6 +196,25 @@ describe('coordinated pollers (real redis-server)', function () {
     assert.deepEqual(Object.keys(reader.listeners).sort(), ['in', 'in2']);
   });
 
+  it("the panel's Inbound list on the lease holder: what its reader handed on through Redis", async () => {
+    const p = prefix();
+    await loadFlow(flowWith(env.emu.url, [inbound], coordination(p)));
+    const got = collect('out');
+    env.emu.control.injectInbound({ from: '+491700000030', text: 'through redis 1' });
+    env.emu.control.injectInbound({ from: '+491700000030', text: 'through redis 2' });
+    await waitFor(() => got.messages.length === 2, 8000);
+    const d = (await helper.request().get('/smsgw/panel/cfg/inbound').expect(200)).body as {
+      messages: { from: string; text: string; by: string[] }[];
+    };
+    assert.deepEqual(
+      d.messages.map((m) => [m.from, m.text, m.by]),
+      [
+        ['+4917******30', 'through redis 2', ['trigger']],
+        ['+4917******30', 'through redis 1', ['trigger']],
+      ],
+    );
+  });
+
   it('a first taker on a coordinated gateway: it takes first, a failure holds the others back, its marks reach them (through Redis)', async () => {
     const p = prefix();
     await loadFlow(flowWith(env.emu.url, [], coordination(p)));

@@ -140,6 +140,16 @@ export interface ReaderHost {
   recovery: RecoverySettings;
   reliability: ReliabilityHost | undefined;
   coordination: CoordinationHost | undefined;
+  /**
+   * A listener took `records` (`first`: a first taker), with the first takers' marks (its own included): the
+   * panel's list of the last inbound messages. Must not throw.
+   */
+  onTaken?(
+    type: string,
+    records: readonly unknown[],
+    marks: readonly (RecordMarks | undefined)[],
+    first: boolean,
+  ): void;
 }
 
 /** The reader's state: the read (seen keys, newest date, recovery note), the listeners, records owed to them. */
@@ -591,6 +601,7 @@ export class QueueReader<R> {
         continue;
       }
       if (l.first && given) this.mark(batch, given);
+      this.taken(l, batch, marks, given);
       // Taken (a listener that could not take them all rejects). New records are only added by this (sequential)
       // poll: the first n are the ones handed on.
       values.splice(0, n);
@@ -616,6 +627,21 @@ export class QueueReader<R> {
       for (const r of decode<R>(values)) held.add(this.kind.key(r));
     }
     return held;
+  }
+
+  /** @internal Tells the host what a listener took, with the marks the others see (its own included). */
+  taken(
+    l: QueueListener<R>,
+    records: readonly R[],
+    marks: readonly (RecordMarks | undefined)[],
+    given: void | readonly (RecordMarks | undefined)[],
+  ): void {
+    const seen = records.map((_, i) => (l.first && given?.[i] ? { ...marks[i], ...given[i] } : marks[i]));
+    try {
+      this.host.onTaken?.(this.kind.type, records, seen, l.first === true);
+    } catch {
+      // Only the panel's list of what came in misses them; the records were handed on.
+    }
   }
 
   /** Notes a first taker's marks on the records it took (merged with those of the first takers before it). */
@@ -802,6 +828,7 @@ class RedisReading<R> {
         this.reader.emit({ type: 'failed', error: err, failures: 1, retryInMs: 0 }, listener);
         return { n, go: true };
       }
+      this.reader.taken(listener, [records[i]!], [marks[i]], given);
       // A first taker's marks are in Redis before its record leaves its pending hash: after a crash in between it
       // gets the record again (and marks it again), never the others without them.
       const mine = listener.first ? marksOf(given?.[0]) : undefined;

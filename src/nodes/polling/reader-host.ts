@@ -8,6 +8,9 @@ import { recoverySettings } from './collected';
 import type { QueueKind } from './queue-kinds';
 import { QueueReader, type ReaderInfo } from './queue-reader';
 import { userDirOf } from '../common/user-dir';
+import { noteInbound } from '../admin/panel/inbound';
+import { INBOUND } from './queue-kinds';
+import type { InboundRecord } from './inbound-queue';
 
 /** A config node that owns readers (see attachQueueReaders). */
 export interface ReaderOwner {
@@ -47,6 +50,10 @@ export function attachQueueReaders(
           recovery: recoverySettings(RED.settings),
           reliability: node.reliability,
           coordination: node.coordination,
+          // The panel's last inbound messages (in memory only).
+          onTaken: (type, records, marks, first) => {
+            if (type === INBOUND.type) noteInbound(node, records as InboundRecord[], marks, first);
+          },
         },
         kind,
       );

@@ -183,6 +183,48 @@ describe('nodes: the panel routes', function () {
     }
   });
 
+  it('Inbound: what the reader handed on, newest first, who took it, the sender masked unless reveal=1', async () => {
+    await loadFlow(
+      flowWith(env.emu.url, [
+        asker,
+        { id: 'in', type: 'smsgw-inbound', gateway: 'cfg', interval: 1, inputs: 0, wires: [['out']] },
+      ]),
+    );
+    send('ask', { payload: 'Freezer too warm', topic: 'freezer' });
+    await waitFor(() => {
+      const snap = env.emu.control.snapshot() as { accounts: { jobs: { id: number }[] }[] };
+      return snap.accounts.some((a) => a.jobs.length > 0);
+    });
+    const snap = env.emu.control.snapshot() as {
+      accounts: { jobs: { id: number; recipients: string[] }[] }[];
+    };
+    const job = snap.accounts.flatMap((a) => a.jobs).find((j) => j.recipients.includes(A))!;
+    const trigger = nextMessage('out');
+    env.emu.control.injectInbound({ from: B, text: '<b>hello</b>' });
+    assert.equal((await trigger).payload, '<b>hello</b>');
+    env.emu.control.injectInbound({ from: A, text: '1', jobId: job.id });
+    let list: Json[] = [];
+    await waitFor(() => {
+      void get('/smsgw/panel/cfg/inbound').then((d) => (list = d.messages as Json[]));
+      return list.length === 2 && (list[0]!.by as string[]).length > 0;
+    });
+    assert.deepEqual(
+      list.map((m) => [m.from, m.text, m.by]),
+      [
+        ['+4917******01', '1', ['ask']],
+        ['+4917******02', '<b>hello</b>', ['trigger']],
+      ],
+    );
+    assert.equal(typeof list[0]!.at, 'number');
+    const plain = JSON.stringify(await get('/smsgw/panel/cfg/inbound'));
+    assert.ok(!plain.includes('1701110001') && !plain.includes('1701110002'), plain);
+    const revealed = (await get('/smsgw/panel/cfg/inbound?reveal=1')).messages as Json[];
+    assert.deepEqual(
+      revealed.map((m) => m.from),
+      [A, B],
+    );
+  });
+
   it('answers for deployed smsgw-config nodes and known sections only', async () => {
     await loadFlow(flowWith(env.emu.url, [{ id: 'h', type: 'helper', z: 'tab' }]));
     await get('/smsgw/panel/cfg/nothing', 404);

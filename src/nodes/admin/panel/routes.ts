@@ -14,10 +14,12 @@ import { panelSection, registerPanelSection, type PanelContext } from './registr
 import { healthSection } from './health';
 import { questionsSection } from './questions';
 import { spendSection } from './spend';
+import { inboundSection } from './inbound';
 
 registerPanelSection(spendSection);
 registerPanelSection(healthSection);
 registerPanelSection(questionsSection);
+registerPanelSection(inboundSection);
 
 function contextOf(RED: NodeAPI, config: SmsgwConfigNode, req: Request): PanelContext {
   const canWrite = userHolds(req, 'smsgw-config.write');
