@@ -1,9 +1,11 @@
 /**
  * smsgw-ask: asks an on-call list by SMS and waits for a reply.
  * In: the question (msg.payload by default) and the on-call list (a typedInput: numbers as the send SMS node takes
- * them). `msg.ask.cancel` (true with msg.topic or msg.ask.id, or the ask id itself) closes open questions instead.
+ * them). `msg.ask.cancel` (true with msg.topic or msg.ask.id, or the ask id itself) closes open questions instead;
+ * `msg.ask.resolve`, addressed the same way, closes them as resolved (output 3, the people asked told).
  * Out 1 (answered): the msg that asked, with msg.ask = { answer, from, step, afterMs, jobId, id, code }.
  * Out 2 (unanswered after the last step): the same, answer and from empty.
+ * Out 3 (resolved): the same with status "resolved", resolution, resolvedBy.
  * The questions of every ask node of a gateway configuration live in its hub (ask/hub.ts): codes, replies, steps,
  * restarts and Redis coordination are handled there; this file reads the node's settings and the msg.
  */
@@ -13,8 +15,8 @@ import { newQuestionId } from './ask/engine';
 import { AskHub } from './ask/hub';
 import { numberKey } from './ask/numbers';
 import { readerReplies } from './ask/reader-replies';
-import type { AskSettings, Question, Tell } from './ask/question';
-import { resolveTexts, stepText, tellText, cancelText } from './ask/texts';
+import type { AskSettings, Question, Tell, TellResolve } from './ask/question';
+import { resolveTexts, stepText, tellText, cancelText, resolvedText } from './ask/texts';
 import { NodeGatewayError, toGatewayError } from './common/errors';
 import { overridesOf } from './common/override-table';
 import { fieldOf, toRecipients, toText } from './common/props';
@@ -38,7 +40,10 @@ interface AskDef extends NodeDef {
   rounds?: number | string;
   ack?: string;
   pass?: string;
+  resolve?: string;
   tell?: string;
+  tellResolve?: string;
+  resolveWithin?: number | string;
   tellCancel?: boolean | string;
   tellLate?: boolean | string;
   replyLimit?: number | string;
@@ -54,6 +59,7 @@ interface AskDef extends NodeDef {
   passedByText?: string;
   tellText?: string;
   cancelText?: string;
+  resolvedText?: string;
   interval?: number | string;
   [field: string]: unknown;
 }
@@ -89,6 +95,7 @@ export function nodeSettings(
   const v = settingsOf('smsgw-ask', def);
   const ack = answerWords(v.ack);
   const pass = answerWords(v.pass);
+  const resolve = answerWords(v.resolve);
   const text = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
   return {
     // At least a second per step, as the triggers poll at most once a second.
@@ -96,7 +103,10 @@ export function nodeSettings(
     rounds: v.rounds as number,
     ack,
     pass,
+    resolve,
     tell: v.tell as Tell,
+    tellResolve: v.tellResolve as TellResolve,
+    resolveWithinMs: (v.resolveWithin as number) * 3_600_000,
     tellCancel: v.tellCancel === true,
     tellLate: v.tellLate === true,
     replyLimit: v.replyLimit as number,
@@ -110,9 +120,11 @@ export function nodeSettings(
         passedBy: text(v.passedByText),
         tell: text(v.tellText),
         cancel: text(v.cancelText),
+        resolved: text(v.resolvedText),
       },
       ack,
       pass,
+      resolve,
     ),
     intervalMs: (v.interval as number) * 1000,
   };
@@ -136,11 +148,14 @@ function keptMsg(msg: NodeMessage): { kept: Record<string, unknown>; whole: bool
   return { kept: JSON.stringify(kept).length <= MAX_KEPT_MSG ? kept : { topic: msg.topic }, whole: false };
 }
 
-/** msg.ask.cancel: undefined (not a cancellation), or what it names. */
-function cancelOf(msg: NodeMessage): { id?: string; topic?: string } | 'bad' | undefined {
+/** msg.ask.cancel (or msg.ask.resolve): undefined (not one), or what it names. */
+function cancelOf(
+  msg: NodeMessage,
+  what: 'cancel' | 'resolve' = 'cancel',
+): { id?: string; topic?: string } | 'bad' | undefined {
   const ask = (msg as Record<string, unknown>).ask;
   if (typeof ask !== 'object' || ask === null) return undefined;
-  const cancel = (ask as Record<string, unknown>).cancel;
+  const cancel = (ask as Record<string, unknown>)[what];
   if (cancel === undefined || cancel === null || cancel === false) return undefined;
   if (typeof cancel === 'string' && cancel.trim() !== '') return { id: cancel.trim() };
   const id = (ask as Record<string, unknown>).id;
@@ -224,7 +239,23 @@ export default (RED: NodeAPI): void => {
       intervalMs: settings.intervalMs,
       output: (q) => {
         const msg = resultMsg(q);
-        node.send(q.state === 'answered' ? [msg, null] : [null, msg]);
+        if (q.state === 'resolved') {
+          const r = q.resolution!;
+          const ask = (msg as Record<string, unknown>).ask as Record<string, unknown>;
+          // Not acknowledged before: no answer, the step it had reached.
+          if (!q.result)
+            Object.assign(ask, { answer: '', from: '', step: Math.max(1, q.step + 1), jobId: undefined });
+          Object.assign(ask, {
+            status: 'resolved',
+            resolution: r.text,
+            resolvedBy: r.by,
+            afterMs: q.result?.afterMs ?? r.at - q.createdAt,
+            resolvedAfterMs: r.at - q.createdAt,
+          });
+          node.send([null, null, msg]);
+          return;
+        }
+        node.send(q.state === 'answered' ? [msg, null, null] : [null, msg, null]);
       },
       failed: (q, sms, err) => {
         const msg = RED.util.cloneMessage(originals.get(q.id) ?? (decodePending([q.msg])[0] as NodeMessage));
@@ -266,8 +297,31 @@ export default (RED: NodeAPI): void => {
         await hub!.cancel({ key: newQuestionId(), node: node.id, ...cancel, at: Date.now() });
         return;
       }
-      const s = settings;
       const get = (name: string): Promise<unknown> => fieldOf(RED, node, d, msg, name);
+      const resolve = cancelOf(msg, 'resolve');
+      if (resolve === 'bad')
+        throw new GatewayError(
+          'VALIDATION',
+          'msg.ask.resolve needs msg.topic or msg.ask.id to name the questions to resolve',
+        );
+      if (resolve) {
+        // The resolving msg's text (in the Question property); none: the question's own.
+        const text = messageText((await get('question')) ?? '', 'SendSMS').trim();
+        const hits = await hub!.cancel({
+          key: newQuestionId(),
+          node: node.id,
+          ...resolve,
+          at: Date.now(),
+          resolve: { text },
+        });
+        if (hits === 0)
+          throw new GatewayError(
+            'VALIDATION',
+            `nothing to resolve: no open question ${resolve.id !== undefined ? `with ask id ${resolve.id}` : `with topic "${resolve.topic!}"`} (unknown or closed already); nothing was sent`,
+          );
+        return;
+      }
+      const s = settings;
       // Judged by the fields' rules for this msg: an empty question or list is refused as it is at deploy.
       const question = messageText(await get('question'), 'SendSMS').trim();
       msgValue('smsgw-ask', 'question', question);
@@ -305,6 +359,7 @@ export default (RED: NodeAPI): void => {
         );
       if (s.tell !== 'none') texts.push(tellText(draft, longest, s.ack[0] ?? question));
       if (s.tellCancel) texts.push(cancelText(draft));
+      texts.push(resolvedText(draft, '', longest));
       const numbers = list.map((n) => {
         let sent = n;
         for (const SMSText of texts) {

@@ -244,7 +244,8 @@ export class AskHub {
     return this.engine.ask(q);
   }
 
-  cancel(c: CancelRequest): Promise<void> {
+  /** A cancel or resolve; how many questions it closed when this instance applied it (else undefined). */
+  cancel(c: CancelRequest): Promise<number | undefined> {
     return this.engine.cancel(c);
   }
 
