@@ -4,6 +4,9 @@
  * the first SMS naming the resolve word only while it fits one segment.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { FileAskStore } from '../../../src/nodes/ask/store';
 import { resolveTexts, stepText } from '../../../src/nodes/ask/texts';
 import { A, B, FakeSender, ManualClock, flush, harness, question, type Harness } from './engine-harness';
@@ -30,9 +33,18 @@ const resolve = (h: Harness, key: string, text = 'Freezer back to -18 C') =>
 
 describe('ask engine: resolve', () => {
   it('a resolve SMS planned but not known to be sent when Node-RED stopped is looked up and sent once, same reference; output 3 once', async () => {
-    const store = new FileAskStore(undefined, 'cfg');
+    // A real state file: what the restart reads is what was written (and checked when read back).
+    const dir = mkdtempSync(path.join(tmpdir(), 'ask-resolve-'));
+    try {
+      await restartWithPlannedResolve(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  async function restartWithPlannedResolve(dir: string): Promise<void> {
     const clock = new ManualClock();
-    const first = harness({ clock, store });
+    const first = harness({ clock, store: new FileAskStore(dir, 'cfg') });
     await first.engine.start();
     await first.engine.ask(resolvingQuestion(first));
     await flush();
@@ -57,7 +69,7 @@ describe('ask engine: resolve', () => {
     );
     await first.engine.close();
     const sender = new FakeSender();
-    const second = harness({ clock, store, sender });
+    const second = harness({ clock, store: new FileAskStore(dir, 'cfg'), sender });
     await second.engine.start();
     await flush();
     await clock.advance(60_000);
@@ -78,7 +90,7 @@ describe('ask engine: resolve', () => {
       was: 'answered',
     });
     await second.engine.close();
-  });
+  }
 
   it('an acknowledged question is resolvable for its resolve time, then a resolve closes nothing and costs nothing', async () => {
     const h = harness();
