@@ -88,6 +88,17 @@ window.smsgwFields = window.smsgwFields || (function () {
                 unit: 'minutes',
                 blank: 'default',
             },
+            dedupe: { kind: 'text', label: `${L}.dedupe`, value: 'topic', blank: 'none' },
+            quiet: {
+                kind: 'number',
+                label: `${L}.quiet`,
+                value: 10,
+                min: 0,
+                max: 1440,
+                unit: 'minutes',
+                blank: 'default',
+            },
+            tellUpdate: { kind: 'flag', label: `${L}.tellUpdate`, value: false, blank: 'default' },
             tellResolve: {
                 kind: 'choice',
                 label: `${L}.tellResolve`,
@@ -127,6 +138,7 @@ window.smsgwFields = window.smsgwFields || (function () {
             tellText: { kind: 'text', label: `${L}.tellText`, value: '', blank: 'auto' },
             cancelText: { kind: 'text', label: `${L}.cancelText`, value: '', blank: 'auto' },
             resolvedText: { kind: 'text', label: `${L}.resolvedText`, value: '', blank: 'auto' },
+            updateText: { kind: 'text', label: `${L}.updateText`, value: '', blank: 'auto' },
             interval: {
                 kind: 'number',
                 label: `${L}.interval`,

@@ -16,7 +16,15 @@ import { AskHub } from './ask/hub';
 import { numberKey } from './ask/numbers';
 import { readerReplies } from './ask/reader-replies';
 import type { AskSettings, Question, Tell, TellResolve } from './ask/question';
-import { resolveTexts, stepText, tellText, cancelText, resolvedText } from './ask/texts';
+import {
+  clockTime,
+  resolveTexts,
+  stepText,
+  tellText,
+  cancelText,
+  resolvedText,
+  updateText,
+} from './ask/texts';
 import { NodeGatewayError, toGatewayError } from './common/errors';
 import { overridesOf } from './common/override-table';
 import { fieldOf, toRecipients, toText } from './common/props';
@@ -60,6 +68,10 @@ interface AskDef extends NodeDef {
   tellText?: string;
   cancelText?: string;
   resolvedText?: string;
+  updateText?: string;
+  dedupe?: string;
+  quiet?: number | string;
+  tellUpdate?: boolean | string;
   interval?: number | string;
   [field: string]: unknown;
 }
@@ -91,7 +103,7 @@ const unitMs = (unit: unknown): number => {
  */
 export function nodeSettings(
   def: AskDef,
-): Omit<AskSettings, 'priority' | 'sender' | 'caption'> & { intervalMs: number } {
+): Omit<AskSettings, 'priority' | 'sender' | 'caption'> & { intervalMs: number; dedupe: string } {
   const v = settingsOf('smsgw-ask', def);
   const ack = answerWords(v.ack);
   const pass = answerWords(v.pass);
@@ -107,6 +119,8 @@ export function nodeSettings(
     tell: v.tell as Tell,
     tellResolve: v.tellResolve as TellResolve,
     resolveWithinMs: (v.resolveWithin as number) * 3_600_000,
+    quietMs: (v.quiet as number) * 60_000,
+    tellUpdate: v.tellUpdate === true,
     tellCancel: v.tellCancel === true,
     tellLate: v.tellLate === true,
     replyLimit: v.replyLimit as number,
@@ -121,12 +135,15 @@ export function nodeSettings(
         tell: text(v.tellText),
         cancel: text(v.cancelText),
         resolved: text(v.resolvedText),
+        update: text(v.updateText),
       },
       ack,
       pass,
       resolve,
     ),
     intervalMs: (v.interval as number) * 1000,
+    dedupe:
+      typeof v.dedupe === 'string' && v.dedupe.trim() !== '' ? v.dedupe.trim().replace(/^msg\./, '') : '',
   };
 }
 
@@ -146,6 +163,13 @@ function keptMsg(msg: NodeMessage): { kept: Record<string, unknown>; whole: bool
     Record<string, unknown>,
   ];
   return { kept: JSON.stringify(kept).length <= MAX_KEPT_MSG ? kept : { topic: msg.topic }, whole: false };
+}
+
+/** A dedupe key's value as compared: text or a number (other values, and none: no dedupe for that msg). */
+function dedupeKey(v: unknown): string | undefined {
+  if (typeof v === 'string' && v !== '') return v.slice(0, 200);
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  return undefined;
 }
 
 /** msg.ask.cancel (or msg.ask.resolve): undefined (not one), or what it names. */
@@ -211,7 +235,8 @@ export default (RED: NodeAPI): void => {
       if (open.length === 1) {
         const q = open[0]!;
         return warn(
-          RED._('smsgw-ask.status.one', {
+          RED._(q.updates ? 'smsgw-ask.status.oneUpdated' : 'smsgw-ask.status.one', {
+            updates: q.updates ?? 0,
             code: q.code ?? '-',
             step: Math.max(1, q.step + 1),
             steps: q.numbers.length * q.settings.rounds,
@@ -229,7 +254,9 @@ export default (RED: NodeAPI): void => {
     };
 
     const resultMsg = (q: Question): NodeMessage => {
-      const msg = originals.get(q.id) ?? (decodePending([q.msg])[0] as NodeMessage);
+      // Updated by a later msg with its dedupe key: that msg (as kept), not the first.
+      const first = q.updates ? undefined : originals.get(q.id);
+      const msg = first ?? (decodePending([q.msg])[0] as NodeMessage);
       originals.delete(q.id);
       (msg as Record<string, unknown>).ask = { ...q.result, id: q.id, code: q.code };
       return msg;
@@ -269,6 +296,10 @@ export default (RED: NodeAPI): void => {
         node.error(new NodeGatewayError(toGatewayError(err)), msg);
       },
       changed: status,
+      quiet: (q, until) =>
+        node.warn(
+          RED._('smsgw-ask.errors.quiet', { key: (q.dedupe ?? '').slice(0, 60), until: clockTime(until) }),
+        ),
       node,
     });
     status();
@@ -359,6 +390,7 @@ export default (RED: NodeAPI): void => {
         );
       if (s.tell !== 'none') texts.push(tellText(draft, longest, s.ack[0] ?? question));
       if (s.tellCancel) texts.push(cancelText(draft));
+      if (s.tellUpdate) texts.push(updateText(draft));
       texts.push(resolvedText(draft, '', longest));
       const numbers = list.map((n) => {
         let sent = n;
@@ -378,6 +410,7 @@ export default (RED: NodeAPI): void => {
       });
       const country = client.recipientRules?.defaultCountry;
       const { kept, whole } = keptMsg(msg);
+      const key = s.dedupe === '' ? undefined : dedupeKey(RED.util.getMessageProperty(msg, s.dedupe));
       if (!whole) node.warn(RED._('smsgw-ask.errors.msgNotKept', { max: MAX_KEPT_MSG / 1024 }));
       const q: Question = {
         ...draft,
@@ -385,6 +418,7 @@ export default (RED: NodeAPI): void => {
         numbers,
         keys: numbers.map((n) => numberKey(n, country)),
         msg: kept,
+        ...(key !== undefined ? { dedupe: key } : {}),
       };
       originals.set(q.id, msg);
       // Questions another instance closed never come back here: the oldest kept msgs go first.

@@ -12,7 +12,7 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 function isSms(v: unknown): v is AskSms {
   return (
     isRecord(v) &&
-    ['ask', 'tell', 'cancel', 'answer', 'resolve'].includes(v.kind as string) &&
+    ['ask', 'tell', 'cancel', 'answer', 'resolve', 'update'].includes(v.kind as string) &&
     typeof v.to === 'string' &&
     typeof v.text === 'string' &&
     typeof v.reference === 'string' &&

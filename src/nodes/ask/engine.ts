@@ -44,7 +44,16 @@ import {
   type Question,
 } from './question';
 import type { AskStore, Hold } from './store';
-import { cancelText, lateText, resolvedText, stepText, tellText, whichText, type StepReason } from './texts';
+import {
+  cancelText,
+  lateText,
+  resolvedText,
+  stepText,
+  tellText,
+  updateText,
+  whichText,
+  type StepReason,
+} from './texts';
 
 /** Which instance acts: always this one, or the holder of a lease. */
 export interface Authority {
@@ -64,6 +73,8 @@ export interface AskNodeHandle {
   failed(q: Question, sms: AskSms, err: unknown): void;
   /** The node's open questions changed (its status). */
   changed(): void;
+  /** A msg was dropped: its dedupe key is in its quiet time (one log line on the node). */
+  quiet?(q: Question, until: number): void;
 }
 
 export interface Clock {
@@ -123,6 +134,9 @@ function keptUntil(q: Question): number {
   // An acknowledged question can still be resolved (by a msg or a reply) for a while.
   if (q.state === 'answered' && q.settings.resolveWithinMs !== undefined)
     until = Math.max(until, (q.closedAt ?? 0) + q.settings.resolveWithinMs);
+  // Its dedupe key's quiet time: kept (in the store, so across restarts and instances) until it ends.
+  const quiet = quietUntil(q);
+  if (quiet !== undefined) until = Math.max(until, quiet);
   const window = q.settings.replyWindowMs ?? REPLY_WINDOW_MS;
   for (const s of q.sms) if (s.kind === 'answer') until = Math.max(until, s.at + window);
   return until;
@@ -383,8 +397,9 @@ export class AskEngine {
   private async readInbox(): Promise<void> {
     if (!this.holding) return;
     const { questions, cancels } = await this.deps.store.inbox();
-    for (const q of questions) {
+    for (const q of questions.sort((a, b) => a.createdAt - b.createdAt)) {
       if (this.questions.has(q.id)) continue;
+      if (await this.dedupe(q)) continue;
       q.state = 'new';
       this.questions.set(q.id, q);
       await this.save(q, true);
@@ -398,6 +413,49 @@ export class AskEngine {
       if (now && now.state === 'new') await this.advance(now);
     }
     this.schedule();
+  }
+
+  /**
+   * A question handed in whose dedupe key is open (still asking, or acknowledged and resolvable) updates that one
+   * (its text, msg and count; whoever holds it is texted when set and the text changed); in its key's quiet time
+   * it is dropped. Either way it leaves the inbox and nothing is asked. False: it asks.
+   */
+  private async dedupe(q: Question): Promise<boolean> {
+    if (q.dedupe === undefined) return false;
+    const now = this.now();
+    const same = [...this.questions.values()].filter((o) => o.node === q.node && o.dedupe === q.dedupe);
+    const open = same.filter((o) => resolvable(o, now)).sort((a, b) => b.createdAt - a.createdAt)[0];
+    if (open) {
+      const changed = open.question !== q.question;
+      open.question = q.question;
+      open.msg = q.msg;
+      open.updates = (open.updates ?? 0) + 1;
+      open.updatedAt = now;
+      const notes: AskSms[] = [];
+      if (changed && q.settings.tellUpdate && open.state !== 'new') {
+        const holder =
+          open.state === 'answered'
+            ? open.result?.from
+            : open.numbers[stepIndex(open, Math.max(0, open.step))];
+        if (holder) notes.push(this.plan(open, 'update', holder, updateText(open), false));
+      }
+      open.sms.push(...notes);
+      await this.save(open);
+      await this.deps.store.remove(this.heldOrThrow(), q, now);
+      for (const s of notes) this.launch(open, s, false);
+      this.nodes.get(open.node)?.changed();
+      return true;
+    }
+    const until = Math.max(0, ...same.map((o) => quietUntil(o) ?? 0));
+    if (until > now) {
+      await this.deps.store.remove(this.heldOrThrow(), q, now);
+      const node = this.nodes.get(q.node);
+      if (node?.quiet) node.quiet(q, until);
+      else
+        this.deps.warn(`ask: a msg with dedupe key "${safeText(q.dedupe, 60)}" dropped: in its quiet time`);
+      return true;
+    }
+    return false;
   }
 
   private plan(
@@ -814,6 +872,16 @@ export class AskEngine {
   private changed(): void {
     for (const n of this.nodes.values()) n.changed();
   }
+}
+
+/**
+ * When the quiet time of a closed question's dedupe key ends (undefined: none). Closed: resolved, unanswered or
+ * cancelled (an acknowledged one is still open to updates while it can be resolved).
+ */
+function quietUntil(q: Question): number | undefined {
+  if (q.dedupe === undefined || !q.settings.quietMs) return undefined;
+  if (q.state !== 'resolved' && q.state !== 'unanswered' && q.state !== 'cancelled') return undefined;
+  return (q.closedAt ?? 0) + q.settings.quietMs;
 }
 
 /** Its output is out (or owes none): a closed question can leave once its time is up. */

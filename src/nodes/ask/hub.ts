@@ -224,6 +224,7 @@ export class AskHub {
     this.engine.register(nodeId, {
       output: (q) => binding.output(q),
       failed: (q, sms, err) => binding.failed(q, sms, err),
+      quiet: (q, until) => binding.quiet?.(q, until),
       changed: () => {
         binding.changed();
         this.schedulePoll();

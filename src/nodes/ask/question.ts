@@ -31,6 +31,8 @@ export interface AskTexts {
   cancel: string;
   /** To those told when the question is resolved (absent: kept by an older version, the automatic one). */
   resolved?: string | undefined;
+  /** To whoever holds it when a msg with its dedupe key changed its text (absent: the automatic one). */
+  update?: string | undefined;
   /**
    * The automatic hint without the resolve word: sent instead of `hint` when the first SMS would not fit one
    * segment with it (absent: the hint is the user's, or names no resolve word).
@@ -52,6 +54,10 @@ export interface AskSettings {
   tellResolve?: TellResolve | undefined;
   /** How long an acknowledged question can still be resolved (absent: kept by an older version, not at all). */
   resolveWithinMs?: number | undefined;
+  /** After a question with a dedupe key closed, the same key asks again only this long after (absent: at once). */
+  quietMs?: number | undefined;
+  /** A msg that updates an open question (same dedupe key) texts whoever holds it, when its text changed. */
+  tellUpdate?: boolean | undefined;
   tell: Tell;
   tellCancel: boolean;
   /** Steps after the first go out as critical (the spending guard's reserve). */
@@ -74,7 +80,7 @@ export interface AskSettings {
  * acknowledger's "Already taken by", the "Which one?" of a reply without a code).
  */
 export interface AskSms {
-  kind: 'ask' | 'tell' | 'cancel' | 'answer' | 'resolve';
+  kind: 'ask' | 'tell' | 'cancel' | 'answer' | 'resolve' | 'update';
   /** The key of the reply an `answer` answers: a reply offered again (a crash, another instance) gets none. */
   replyKey?: string | undefined;
   /** The step (0-based) of an `ask`. */
@@ -112,6 +118,14 @@ export interface Question {
   /** The ask node: its outputs get the result. */
   node: string;
   topic?: string | undefined;
+  /**
+   * The dedupe key (the node's *Dedupe key* property of the msg, msg.topic by default): while a question with it is
+   * open, a new msg with it updates that one instead of asking again.
+   */
+  dedupe?: string | undefined;
+  /** How many msgs updated it (dedupe), and when the last did. */
+  updates?: number | undefined;
+  updatedAt?: number | undefined;
   /** Its short code, unique among the open questions of the gateway configuration (codes.ts). */
   code?: string | undefined;
   question: string;

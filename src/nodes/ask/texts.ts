@@ -17,6 +17,7 @@ export interface TextSettings {
   tell?: string | undefined;
   cancel?: string | undefined;
   resolved?: string | undefined;
+  update?: string | undefined;
 }
 
 /**
@@ -43,6 +44,7 @@ export const AUTOMATIC = {
   tell: 'Answered by {from}: {question}',
   cancel: 'Cancelled: {question}',
   resolved: 'Resolved: {resolution}',
+  update: 'Update ({code}): {question}',
   /** To a late acknowledger (short: one segment whatever the question). */
   late: 'Already taken by {from} at {time} ({code})',
   /** To a reply without a code from a number with several open questions. */
@@ -72,6 +74,7 @@ export function resolveTexts(
     tell: given(t.tell) ?? AUTOMATIC.tell,
     cancel: given(t.cancel) ?? AUTOMATIC.cancel,
     resolved: given(t.resolved) ?? AUTOMATIC.resolved,
+    update: given(t.update) ?? AUTOMATIC.update,
   };
 }
 
@@ -127,6 +130,11 @@ export function resolvedText(q: Question, resolution: string, from: string): str
     q.settings.texts.resolved ?? AUTOMATIC.resolved,
     values(q, { resolution: resolution || q.question, from }),
   );
+}
+
+/** To whoever holds a question whose text a msg with its dedupe key changed. */
+export function updateText(q: Question): string {
+  return fill(q.settings.texts.update ?? AUTOMATIC.update, values(q));
 }
 
 /** HH:MM of a time, in Node-RED's time zone. */

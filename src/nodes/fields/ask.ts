@@ -88,6 +88,20 @@ export const ASK_FIELDS: FieldTable = {
     // A window the answers are counted in, not a timer (the engine looks at most a minute ahead).
     blank: 'default',
   },
+  // The msg property whose value names the alarm's cause: while its question is open a msg with the same value
+  // updates it instead of asking again. A flow saved before it existed has none: every msg asks, as before.
+  dedupe: { kind: 'text', label: `${L}.dedupe`, value: 'topic', blank: 'none' },
+  // After a question with a dedupe key closed, the same key asks again only this long after (0: at once).
+  quiet: {
+    kind: 'number',
+    label: `${L}.quiet`,
+    value: 10,
+    min: 0,
+    max: 1440,
+    unit: 'minutes',
+    blank: 'default',
+  },
+  tellUpdate: { kind: 'flag', label: `${L}.tellUpdate`, value: false, blank: 'default' },
   // Who hears a resolve; when nobody acknowledged, everyone asked (they all hold it).
   tellResolve: {
     kind: 'choice',
@@ -129,6 +143,7 @@ export const ASK_FIELDS: FieldTable = {
   tellText: { kind: 'text', label: `${L}.tellText`, value: '', blank: 'auto' },
   cancelText: { kind: 'text', label: `${L}.cancelText`, value: '', blank: 'auto' },
   resolvedText: { kind: 'text', label: `${L}.resolvedText`, value: '', blank: 'auto' },
+  updateText: { kind: 'text', label: `${L}.updateText`, value: '', blank: 'auto' },
   interval: {
     kind: 'number',
     label: `${L}.interval`,
