@@ -54,6 +54,13 @@ window.smsgwFields = window.smsgwFields || (function () {
             rounds: { kind: 'number', label: `${L}.rounds`, value: 1, whole: true, min: 1, max: 100, blank: 'default' },
             ack: { kind: 'text', label: `${L}.ack`, value: '1, ok, ja', format: 'answerWords', blank: 'anyReply' },
             pass: { kind: 'text', label: `${L}.pass`, value: '2, busy, besetzt', format: 'passAnswers', blank: 'none' },
+            resolve: {
+                kind: 'text',
+                label: `${L}.resolve`,
+                value: '3, done, erledigt',
+                format: 'resolveAnswers',
+                blank: 'none',
+            },
             tell: {
                 kind: 'choice',
                 label: `${L}.tell`,
@@ -81,6 +88,33 @@ window.smsgwFields = window.smsgwFields || (function () {
                 unit: 'minutes',
                 blank: 'default',
             },
+            dedupe: { kind: 'text', label: `${L}.dedupe`, value: 'topic', blank: 'none' },
+            quiet: {
+                kind: 'number',
+                label: `${L}.quiet`,
+                value: 10,
+                min: 0,
+                max: 1440,
+                unit: 'minutes',
+                blank: 'default',
+            },
+            tellUpdate: { kind: 'flag', label: `${L}.tellUpdate`, value: false, blank: 'default' },
+            tellResolve: {
+                kind: 'choice',
+                label: `${L}.tellResolve`,
+                value: 'asked',
+                options: ['asked', 'acknowledger'],
+                blank: 'default',
+            },
+            resolveWithin: {
+                kind: 'number',
+                label: `${L}.resolveWithin`,
+                value: 24,
+                min: 0,
+                max: 720,
+                unit: 'hours',
+                blank: 'default',
+            },
             critical: { kind: 'flag', label: `${L}.critical`, value: false, blank: 'default' },
             smsType: {
                 kind: 'choice',
@@ -103,6 +137,8 @@ window.smsgwFields = window.smsgwFields || (function () {
             passedByText: { kind: 'text', label: `${L}.passedByText`, value: '', blank: 'auto' },
             tellText: { kind: 'text', label: `${L}.tellText`, value: '', blank: 'auto' },
             cancelText: { kind: 'text', label: `${L}.cancelText`, value: '', blank: 'auto' },
+            resolvedText: { kind: 'text', label: `${L}.resolvedText`, value: '', blank: 'auto' },
+            updateText: { kind: 'text', label: `${L}.updateText`, value: '', blank: 'auto' },
             interval: {
                 kind: 'number',
                 label: `${L}.interval`,
@@ -988,6 +1024,11 @@ window.smsgwFields = window.smsgwFields || (function () {
                     if (!pass.every(readableWord) || pass.some((p) => ack.includes(p)))
                         return no('must');
                     return ok(t);
+                }
+                case 'resolveAnswers': {
+                    const taken = [...(0, exports.answerWords)(ctx.sibling('ack')), ...(0, exports.answerWords)(ctx.sibling('pass'))];
+                    const resolve = (0, exports.answerWords)(t);
+                    return resolve.every(readableWord) && !resolve.some((r) => taken.includes(r)) ? ok(t) : no('must');
                 }
                 case 'clock': {
                     const m = /^(\d{1,2}):(\d{2})$/.exec(t);

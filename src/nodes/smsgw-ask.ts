@@ -1,9 +1,11 @@
 /**
  * smsgw-ask: asks an on-call list by SMS and waits for a reply.
  * In: the question (msg.payload by default) and the on-call list (a typedInput: numbers as the send SMS node takes
- * them). `msg.ask.cancel` (true with msg.topic or msg.ask.id, or the ask id itself) closes open questions instead.
+ * them). `msg.ask.cancel` (true with msg.topic or msg.ask.id, or the ask id itself) closes open questions instead;
+ * `msg.ask.resolve`, addressed the same way, closes them as resolved (output 3, the people asked told).
  * Out 1 (answered): the msg that asked, with msg.ask = { answer, from, step, afterMs, jobId, id, code }.
  * Out 2 (unanswered after the last step): the same, answer and from empty.
+ * Out 3 (resolved): the same with status "resolved", resolution, resolvedBy.
  * The questions of every ask node of a gateway configuration live in its hub (ask/hub.ts): codes, replies, steps,
  * restarts and Redis coordination are handled there; this file reads the node's settings and the msg.
  */
@@ -13,8 +15,16 @@ import { newQuestionId } from './ask/engine';
 import { AskHub } from './ask/hub';
 import { numberKey } from './ask/numbers';
 import { readerReplies } from './ask/reader-replies';
-import type { AskSettings, Question, Tell } from './ask/question';
-import { resolveTexts, stepText, tellText, cancelText } from './ask/texts';
+import type { AskSettings, Question, Tell, TellResolve } from './ask/question';
+import {
+  clockTime,
+  resolveTexts,
+  stepText,
+  tellText,
+  cancelText,
+  resolvedText,
+  updateText,
+} from './ask/texts';
 import { NodeGatewayError, toGatewayError } from './common/errors';
 import { overridesOf } from './common/override-table';
 import { fieldOf, toRecipients, toText } from './common/props';
@@ -38,7 +48,10 @@ interface AskDef extends NodeDef {
   rounds?: number | string;
   ack?: string;
   pass?: string;
+  resolve?: string;
   tell?: string;
+  tellResolve?: string;
+  resolveWithin?: number | string;
   tellCancel?: boolean | string;
   tellLate?: boolean | string;
   replyLimit?: number | string;
@@ -54,6 +67,11 @@ interface AskDef extends NodeDef {
   passedByText?: string;
   tellText?: string;
   cancelText?: string;
+  resolvedText?: string;
+  updateText?: string;
+  dedupe?: string;
+  quiet?: number | string;
+  tellUpdate?: boolean | string;
   interval?: number | string;
   [field: string]: unknown;
 }
@@ -85,10 +103,11 @@ const unitMs = (unit: unknown): number => {
  */
 export function nodeSettings(
   def: AskDef,
-): Omit<AskSettings, 'priority' | 'sender' | 'caption'> & { intervalMs: number } {
+): Omit<AskSettings, 'priority' | 'sender' | 'caption'> & { intervalMs: number; dedupe: string } {
   const v = settingsOf('smsgw-ask', def);
   const ack = answerWords(v.ack);
   const pass = answerWords(v.pass);
+  const resolve = answerWords(v.resolve);
   const text = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
   return {
     // At least a second per step, as the triggers poll at most once a second.
@@ -96,7 +115,12 @@ export function nodeSettings(
     rounds: v.rounds as number,
     ack,
     pass,
+    resolve,
     tell: v.tell as Tell,
+    tellResolve: v.tellResolve as TellResolve,
+    resolveWithinMs: (v.resolveWithin as number) * 3_600_000,
+    quietMs: (v.quiet as number) * 60_000,
+    tellUpdate: v.tellUpdate === true,
     tellCancel: v.tellCancel === true,
     tellLate: v.tellLate === true,
     replyLimit: v.replyLimit as number,
@@ -110,11 +134,16 @@ export function nodeSettings(
         passedBy: text(v.passedByText),
         tell: text(v.tellText),
         cancel: text(v.cancelText),
+        resolved: text(v.resolvedText),
+        update: text(v.updateText),
       },
       ack,
       pass,
+      resolve,
     ),
     intervalMs: (v.interval as number) * 1000,
+    dedupe:
+      typeof v.dedupe === 'string' && v.dedupe.trim() !== '' ? v.dedupe.trim().replace(/^msg\./, '') : '',
   };
 }
 
@@ -136,11 +165,21 @@ function keptMsg(msg: NodeMessage): { kept: Record<string, unknown>; whole: bool
   return { kept: JSON.stringify(kept).length <= MAX_KEPT_MSG ? kept : { topic: msg.topic }, whole: false };
 }
 
-/** msg.ask.cancel: undefined (not a cancellation), or what it names. */
-function cancelOf(msg: NodeMessage): { id?: string; topic?: string } | 'bad' | undefined {
+/** A dedupe key's value as compared: text or a number (other values, and none: no dedupe for that msg). */
+function dedupeKey(v: unknown): string | undefined {
+  if (typeof v === 'string' && v !== '') return v.slice(0, 200);
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  return undefined;
+}
+
+/** msg.ask.cancel (or msg.ask.resolve): undefined (not one), or what it names. */
+function cancelOf(
+  msg: NodeMessage,
+  what: 'cancel' | 'resolve' = 'cancel',
+): { id?: string; topic?: string } | 'bad' | undefined {
   const ask = (msg as Record<string, unknown>).ask;
   if (typeof ask !== 'object' || ask === null) return undefined;
-  const cancel = (ask as Record<string, unknown>).cancel;
+  const cancel = (ask as Record<string, unknown>)[what];
   if (cancel === undefined || cancel === null || cancel === false) return undefined;
   if (typeof cancel === 'string' && cancel.trim() !== '') return { id: cancel.trim() };
   const id = (ask as Record<string, unknown>).id;
@@ -196,7 +235,8 @@ export default (RED: NodeAPI): void => {
       if (open.length === 1) {
         const q = open[0]!;
         return warn(
-          RED._('smsgw-ask.status.one', {
+          RED._(q.updates ? 'smsgw-ask.status.oneUpdated' : 'smsgw-ask.status.one', {
+            updates: q.updates ?? 0,
             code: q.code ?? '-',
             step: Math.max(1, q.step + 1),
             steps: q.numbers.length * q.settings.rounds,
@@ -214,7 +254,9 @@ export default (RED: NodeAPI): void => {
     };
 
     const resultMsg = (q: Question): NodeMessage => {
-      const msg = originals.get(q.id) ?? (decodePending([q.msg])[0] as NodeMessage);
+      // Updated by a later msg with its dedupe key: that msg (as kept), not the first.
+      const first = q.updates ? undefined : originals.get(q.id);
+      const msg = first ?? (decodePending([q.msg])[0] as NodeMessage);
       originals.delete(q.id);
       (msg as Record<string, unknown>).ask = { ...q.result, id: q.id, code: q.code };
       return msg;
@@ -224,7 +266,23 @@ export default (RED: NodeAPI): void => {
       intervalMs: settings.intervalMs,
       output: (q) => {
         const msg = resultMsg(q);
-        node.send(q.state === 'answered' ? [msg, null] : [null, msg]);
+        if (q.state === 'resolved') {
+          const r = q.resolution!;
+          const ask = (msg as Record<string, unknown>).ask as Record<string, unknown>;
+          // Not acknowledged before: no answer, the step it had reached.
+          if (!q.result)
+            Object.assign(ask, { answer: '', from: '', step: Math.max(1, q.step + 1), jobId: undefined });
+          Object.assign(ask, {
+            status: 'resolved',
+            resolution: r.text,
+            resolvedBy: r.by,
+            afterMs: q.result?.afterMs ?? r.at - q.createdAt,
+            resolvedAfterMs: r.at - q.createdAt,
+          });
+          node.send([null, null, msg]);
+          return;
+        }
+        node.send(q.state === 'answered' ? [msg, null, null] : [null, msg, null]);
       },
       failed: (q, sms, err) => {
         const msg = RED.util.cloneMessage(originals.get(q.id) ?? (decodePending([q.msg])[0] as NodeMessage));
@@ -238,6 +296,10 @@ export default (RED: NodeAPI): void => {
         node.error(new NodeGatewayError(toGatewayError(err)), msg);
       },
       changed: status,
+      quiet: (q, until) =>
+        node.warn(
+          RED._('smsgw-ask.errors.quiet', { key: (q.dedupe ?? '').slice(0, 60), until: clockTime(until) }),
+        ),
       node,
     });
     status();
@@ -266,8 +328,31 @@ export default (RED: NodeAPI): void => {
         await hub!.cancel({ key: newQuestionId(), node: node.id, ...cancel, at: Date.now() });
         return;
       }
-      const s = settings;
       const get = (name: string): Promise<unknown> => fieldOf(RED, node, d, msg, name);
+      const resolve = cancelOf(msg, 'resolve');
+      if (resolve === 'bad')
+        throw new GatewayError(
+          'VALIDATION',
+          'msg.ask.resolve needs msg.topic or msg.ask.id to name the questions to resolve',
+        );
+      if (resolve) {
+        // The resolving msg's text (in the Question property); none: the question's own.
+        const text = messageText((await get('question')) ?? '', 'SendSMS').trim();
+        const hits = await hub!.cancel({
+          key: newQuestionId(),
+          node: node.id,
+          ...resolve,
+          at: Date.now(),
+          resolve: { text },
+        });
+        if (hits === 0)
+          throw new GatewayError(
+            'VALIDATION',
+            `nothing to resolve: no open question ${resolve.id !== undefined ? `with ask id ${resolve.id}` : `with topic "${resolve.topic!}"`} (unknown or closed already); nothing was sent`,
+          );
+        return;
+      }
+      const s = settings;
       // Judged by the fields' rules for this msg: an empty question or list is refused as it is at deploy.
       const question = messageText(await get('question'), 'SendSMS').trim();
       msgValue('smsgw-ask', 'question', question);
@@ -305,6 +390,8 @@ export default (RED: NodeAPI): void => {
         );
       if (s.tell !== 'none') texts.push(tellText(draft, longest, s.ack[0] ?? question));
       if (s.tellCancel) texts.push(cancelText(draft));
+      if (s.tellUpdate) texts.push(updateText(draft));
+      texts.push(resolvedText(draft, '', longest));
       const numbers = list.map((n) => {
         let sent = n;
         for (const SMSText of texts) {
@@ -323,6 +410,7 @@ export default (RED: NodeAPI): void => {
       });
       const country = client.recipientRules?.defaultCountry;
       const { kept, whole } = keptMsg(msg);
+      const key = s.dedupe === '' ? undefined : dedupeKey(RED.util.getMessageProperty(msg, s.dedupe));
       if (!whole) node.warn(RED._('smsgw-ask.errors.msgNotKept', { max: MAX_KEPT_MSG / 1024 }));
       const q: Question = {
         ...draft,
@@ -330,6 +418,7 @@ export default (RED: NodeAPI): void => {
         numbers,
         keys: numbers.map((n) => numberKey(n, country)),
         msg: kept,
+        ...(key !== undefined ? { dedupe: key } : {}),
       };
       originals.set(q.id, msg);
       // Questions another instance closed never come back here: the oldest kept msgs go first.

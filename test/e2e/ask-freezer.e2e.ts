@@ -6,7 +6,7 @@
  *
  * Changed in the example for the test: its wait per step (the tab's WAIT_MIN) and how often replies are read;
  * the sensor topic becomes home/+/temperature (as its sibling example documents, for two sensors in (d)); and its
- * two output debug nodes publish msg.ask to MQTT, where the test counts them.
+ * three output debug nodes publish msg.ask to MQTT, where the test counts them.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -40,6 +40,9 @@ interface AskOut {
   jobId: number;
   id: string;
   code: string;
+  status?: string;
+  resolution?: string;
+  resolvedBy?: string;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -72,10 +75,11 @@ function exampleFlow(waitS: number): FlowNode[] {
   assert.ok(ask, 'the example has an ask node');
   const broker = nodes.find((n) => n.type === 'mqtt-broker')!;
   const out: FlowNode[] = [];
-  const [answered, unanswered] = (ask.wires as string[][]).map((w) => w[0]!);
+  const [answered, unanswered, resolved] = (ask.wires as string[][]).map((w) => w[0]!);
   for (const [debugId, which] of [
     [answered!, 'answered'],
     [unanswered!, 'unanswered'],
+    [resolved!, 'resolved'],
   ] as const) {
     const debug = nodes.find((n) => n.id === debugId)!;
     assert.equal(debug.type, 'debug');
@@ -210,7 +214,7 @@ describe(`ask example (Freezer alarm with acknowledgement): Node-RED ${nodeRedVe
     const question = to(await since(n), A)[0]!;
     assert.match(
       question.text,
-      /^Freezer too warm: -9 C \(alarm above -12 C\)\nReply 1[a-z]+=ok 2[a-z]+=busy$/,
+      /^Freezer too warm: -9 C \(alarm above -12 C\)\nReply 1([a-z]+)=ok 2\1=busy 3\1=done$/,
     );
     await reply(A, '1');
     await until(() => got.length > outs, 10_000, 'output 1');
@@ -328,6 +332,38 @@ describe(`ask example (Freezer alarm with acknowledgement): Node-RED ${nodeRedVe
     assert.equal(to(await since(n), A).length, 3, 'the three questions, nothing else, to the first number');
   });
 
+  it('(g) back to normal after the first number acknowledged: resolved, everyone asked told once, output 3 once', async function () {
+    const n = await deploy(20);
+    const outs = got.length;
+    await publish('freezer', -18, -9);
+    await until(async () => to(await since(n), A).length === 1, 10_000, 'the question');
+    await reply(A, 'ok');
+    await until(() => got.length === outs + 1, 10_000, 'output 1');
+    await publish('freezer', -18);
+    await until(() => got.length === outs + 2, 10_000, 'output 3');
+    await until(async () => to(await since(n), A).length === 2, 10_000, 'the resolve SMS');
+    // The next alarm: its question comes after the resolve SMS, and nothing else came meanwhile.
+    await publish('freezer', -9);
+    await until(async () => to(await since(n), A).length === 3, 10_000, 'the next question');
+    const mine = got.slice(outs);
+    assert.deepEqual(
+      mine.map((m) => [m.which, m.ask.from, m.ask.status, m.ask.resolution, m.ask.resolvedBy]),
+      [
+        ['answered', A, undefined, undefined, undefined],
+        ['resolved', A, 'resolved', 'Freezer back to -18 C', ''],
+      ],
+    );
+    assert.deepEqual(
+      to(await since(n), A).map((j) => j.text.split('\n')[0]),
+      [
+        'Freezer too warm: -9 C (alarm above -12 C)',
+        'Resolved: Freezer back to -18 C',
+        'Freezer too warm: -9 C (alarm above -12 C)',
+      ],
+    );
+    assert.equal(to(await since(n), B).length, 0, 'the second number was never asked, so not told');
+  });
+
   it('(e) kill -9 of Node-RED while a question waits: after the restart it escalates once, on time', async function () {
     const WAIT_S = 20;
     const n = await deploy(WAIT_S);
@@ -400,6 +436,10 @@ describe(`ask example (Freezer alarm with acknowledgement): Node-RED ${nodeRedVe
       // A new node has the English and German words; the hint is one short line.
       assert.equal(await page.inputValue('#node-input-ack'), '1, ok, ja');
       assert.equal(await page.inputValue('#node-input-pass'), '2, busy, besetzt');
+      assert.equal(await page.inputValue('#node-input-resolve'), '3, done, erledigt');
+      assert.equal(await page.inputValue('#node-input-tellResolve'), 'asked');
+      assert.equal(await hint(), 'Reply {ack}{code}=ok {pass}{code}=busy {resolve}{code}=done');
+      await page.fill('#node-input-resolve', '');
       assert.equal(await hint(), 'Reply {ack}{code}=ok {pass}{code}=busy');
       await page.fill('#node-input-pass', '');
       await page.fill('#node-input-ack', '');

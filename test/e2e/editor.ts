@@ -15,6 +15,26 @@ async function centre(page: Page, selector: string): Promise<{ x: number; y: num
 
 /** Drags a palette entry onto the workspace at (x, y) relative to the chart; returns the new node's id. */
 export async function addNode(page: Page, type: string, x: number, y: number): Promise<string> {
+  // The flows may still be drawing right after the page loads (a busy machine): wait (bounded) until the
+  // workspace shows every node of its tab, so none of them is taken for the new one.
+  await page
+    .waitForFunction(
+      (sel) => {
+        const RED = (
+          window as unknown as {
+            RED?: { workspaces: { active(): string }; nodes: { filterNodes(f: object): unknown[] } };
+          }
+        ).RED;
+        if (!RED?.workspaces || !RED.nodes?.filterNodes) return false;
+        return (
+          document.querySelectorAll(sel).length >=
+          RED.nodes.filterNodes({ z: RED.workspaces.active() }).length
+        );
+      },
+      NODE,
+      { timeout: 10_000 },
+    )
+    .catch(() => undefined);
   const before = new Set(await nodeIds(page));
   const entry = page.locator(`.red-ui-palette-node[data-palette-type="${type}"]`);
   await entry.scrollIntoViewIfNeeded();

@@ -70,14 +70,19 @@ export const EXPECTED: Record<string, ExampleExpectation> = {
   },
   'Freezer alarm with acknowledgement': {
     // "-18 C" then "-9 C": the alarm asks the first number of the on-call list (steps of 5 minutes: nobody
-    // answers within the test, so neither output says anything)
-    counts: { acknowledged: 0, 'nobody answered: raise the alarm elsewhere': 0, errors: 0 },
+    // answers within the test, so no output says anything)
+    counts: {
+      acknowledged: 0,
+      'nobody answered: raise the alarm elsewhere': 0,
+      'resolved: log it': 0,
+      errors: 0,
+    },
     until: (env) => questionsAsked(env).length > 0,
     shows(_seen, env) {
       const asked = questionsAsked(env);
       assert.equal(asked.length, 1, 'one question');
       assert.deepEqual(asked[0]!.recipients, ['+4917012345678'], 'to the first number of the list');
-      assert.equal(asked[0]!.text, 'Freezer too warm: -9 C (alarm above -12 C)\nReply 1a=ok 2a=busy');
+      assert.equal(asked[0]!.text, 'Freezer too warm: -9 C (alarm above -12 C)\nReply 1a=ok 2a=busy 3a=done');
       assert.match(asked[0]!.caption, /^home\/chest-freezer\/temperature #[a-z0-9]{10}$/);
     },
   },

@@ -101,6 +101,7 @@ export function flowWith(url: string, nodes: FlowNode[], config: Record<string, 
     { id: 'caught', type: 'helper', z: 'tab' },
     { id: 'out', type: 'helper', z: 'tab' },
     { id: 'out2', type: 'helper', z: 'tab' },
+    { id: 'out3', type: 'helper', z: 'tab' },
   ];
 }
 

@@ -186,6 +186,78 @@ describe('ask questions in Redis (real redis-server)', function () {
     assert.equal((await y.store.load()).questions.length, 0, 'closed and gone');
   });
 
+  it('two instances: a resolve and a duplicate handed in where it does not hold: the holder merges, sends each SMS once; after a take-over nothing again, and the quiet time holds', async () => {
+    const p = prefix();
+    const sent: { by: string; sms: AskSms; resume: boolean }[] = [];
+    const outputs: string[] = [];
+    const warnings: string[] = [];
+    const engines = ['X', 'Y'].map((name) => {
+      const i = instance(p);
+      const engine = new AskEngine({
+        store: i.store,
+        authority: leaseAuthority(i.lease),
+        send: (_q, sms, resume) => {
+          sent.push({ by: name, sms, resume });
+          return Promise.resolve(1000 + sent.length);
+        },
+        numberKey: (t) => numberKey(t),
+        warn: (t) => warnings.push(`${name} ${t}`),
+        inboxEveryMs: 100,
+      });
+      engine.register('ask1', {
+        output: (q) => outputs.push(`${name} ${q.state}`),
+        failed: () => undefined,
+        changed: () => undefined,
+      });
+      closers.push(() => engine.close());
+      return { name, engine, ...i };
+    });
+    const [x, y] = engines as [(typeof engines)[0], (typeof engines)[0]];
+    await x.link.ready();
+    x.lease.start();
+    await until(() => x.lease.held, 3000, 'X holds');
+    await x.engine.start();
+    await y.link.ready();
+    y.lease.start();
+    await y.engine.start();
+    await sleep(200);
+    assert.ok(!y.lease.held);
+    const keyed = (text: string): Question => {
+      const q = question(60_000);
+      q.topic = 'freezer';
+      q.question = text;
+      q.dedupe = 'freezer';
+      q.settings.quietMs = 600_000;
+      return q;
+    };
+    await y.engine.ask(keyed('Freezer too warm: -9 C'));
+    await until(() => sent.length === 1, 3000, 'the first step');
+    await y.engine.ask(keyed('Freezer too warm: -8 C'));
+    const hits = await y.engine.cancel({
+      key: 'res-y',
+      node: 'ask1',
+      topic: 'freezer',
+      at: Date.now(),
+      resolve: { text: 'Freezer back to -18 C' },
+    });
+    assert.equal(hits, undefined, 'applied by the holder, not here');
+    await until(() => outputs.length === 1 && sent.length === 2, 3000, 'resolved');
+    assert.deepEqual(
+      sent.map((s) => [s.by, s.sms.kind, s.sms.to, s.sms.text.split('\n')[0]]),
+      [
+        ['X', 'ask', A, 'Freezer too warm: -9 C'],
+        ['X', 'resolve', A, 'Resolved: Freezer back to -18 C'],
+      ],
+    );
+    await x.lease.stop();
+    await x.engine.close();
+    await until(() => y.lease.held, 3000, 'Y holds');
+    await y.engine.ask(keyed('Freezer too warm: -7 C'));
+    await until(() => warnings.some((w) => w.startsWith('Y') && w.includes('quiet time')), 3000, 'dropped');
+    assert.deepEqual(outputs, ['X resolved']);
+    assert.equal(sent.length, 2, 'nothing sent again, nothing asked in the quiet time');
+  });
+
   it('two instances: answers to a person (the reply limiter) are counted in Redis; after a take-over a reply offered again gets none, and the count goes on', async () => {
     const p = prefix();
     const sent: { by: string; sms: AskSms }[] = [];

@@ -12,12 +12,22 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 function isSms(v: unknown): v is AskSms {
   return (
     isRecord(v) &&
-    (v.kind === 'ask' || v.kind === 'tell' || v.kind === 'cancel' || v.kind === 'answer') &&
+    ['ask', 'tell', 'cancel', 'answer', 'resolve', 'update'].includes(v.kind as string) &&
     typeof v.to === 'string' &&
     typeof v.text === 'string' &&
     typeof v.reference === 'string' &&
     (v.state === 'planned' || v.state === 'sent' || v.state === 'failed') &&
     isNumber(v.at)
+  );
+}
+
+function isResolution(v: unknown): boolean {
+  return (
+    isRecord(v) &&
+    typeof v.text === 'string' &&
+    typeof v.by === 'string' &&
+    isNumber(v.at) &&
+    (v.was === 'open' || v.was === 'answered')
   );
 }
 
@@ -40,7 +50,9 @@ export function isQuestion(v: unknown): v is Question {
     isRecord(s.texts) &&
     isRecord(v.msg) &&
     isNumber(v.createdAt) &&
-    ['new', 'open', 'answered', 'unanswered', 'cancelled'].includes(v.state as string) &&
+    ['new', 'open', 'answered', 'unanswered', 'cancelled', 'resolved'].includes(v.state as string) &&
+    (s.resolve === undefined || isStrings(s.resolve)) &&
+    (v.state !== 'resolved' || isResolution(v.resolution)) &&
     isNumber(v.step) &&
     isNumber(v.stepAt) &&
     Array.isArray(v.sms) &&

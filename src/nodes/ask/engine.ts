@@ -36,6 +36,7 @@ import { CLAIMED_BY_ASK, type ClaimMarks } from './replies';
 import {
   askedKeys,
   isClosed,
+  resolvable,
   stepIndex,
   totalSteps,
   type AskSms,
@@ -43,7 +44,16 @@ import {
   type Question,
 } from './question';
 import type { AskStore, Hold } from './store';
-import { cancelText, lateText, stepText, tellText, whichText, type StepReason } from './texts';
+import {
+  cancelText,
+  lateText,
+  resolvedText,
+  stepText,
+  tellText,
+  updateText,
+  whichText,
+  type StepReason,
+} from './texts';
 
 /** Which instance acts: always this one, or the holder of a lease. */
 export interface Authority {
@@ -57,12 +67,14 @@ export interface Authority {
 
 /** What the engine needs of an ask node. */
 export interface AskNodeHandle {
-  /** Output 1 (answered) or 2 (unanswered), with q.result as msg.ask. */
+  /** Output 1 (answered), 2 (unanswered) or 3 (resolved), with q.result and q.resolution as msg.ask. */
   output(q: Question): void;
   /** A message of the question was refused for good (its Catch node hears it). */
   failed(q: Question, sms: AskSms, err: unknown): void;
   /** The node's open questions changed (its status). */
   changed(): void;
+  /** A msg was dropped: its dedupe key is in its quiet time (one log line on the node). */
+  quiet?(q: Question, until: number): void;
 }
 
 export interface Clock {
@@ -119,6 +131,12 @@ export const REPLY_WINDOW_MS = 10 * 60_000;
 /** Until when a closed question is kept: a late reply's window, and its answers while the limiter counts them. */
 function keptUntil(q: Question): number {
   let until = q.state === 'answered' ? (q.closedAt ?? 0) + LATE_KEEP_MS : 0;
+  // An acknowledged question can still be resolved (by a msg or a reply) for a while.
+  if (q.state === 'answered' && q.settings.resolveWithinMs !== undefined)
+    until = Math.max(until, (q.closedAt ?? 0) + q.settings.resolveWithinMs);
+  // Its dedupe key's quiet time: kept (in the store, so across restarts and instances) until it ends.
+  const quiet = quietUntil(q);
+  if (quiet !== undefined) until = Math.max(until, quiet);
   const window = q.settings.replyWindowMs ?? REPLY_WINDOW_MS;
   for (const s of q.sms) if (s.kind === 'answer') until = Math.max(until, s.at + window);
   return until;
@@ -143,6 +161,10 @@ export class AskEngine {
   private readonly ignored: IgnoredReplies;
   /** Keys of the replies applied by this holder (oldest first), with what was marked on each. */
   private readonly applied = new Map<string, ClaimMarks | undefined>();
+  /** How many questions each cancel or resolve applied here closed, until its sender asks. */
+  private readonly outcomes = new Map<string, number>();
+  /** Cancels and resolves handed in here whose sender waits for the outcome (it reports a miss, not the engine). */
+  private readonly waiting = new Set<string>();
 
   constructor(private readonly deps: EngineDeps) {
     this.clock = deps.clock ?? realClock;
@@ -206,9 +228,20 @@ export class AskEngine {
     void this.run(() => this.readInbox());
   }
 
-  async cancel(c: CancelRequest): Promise<void> {
-    await this.deps.store.requestCancel(c);
-    void this.run(() => this.readInbox());
+  /**
+   * Hands in a cancel or resolve; resolves once it is durable and, when this instance holds the questions, applied:
+   * with how many questions it closed (undefined: another instance applies it).
+   */
+  async cancel(c: CancelRequest): Promise<number | undefined> {
+    this.waiting.add(c.key);
+    try {
+      await this.deps.store.requestCancel(c);
+      await this.run(() => this.readInbox());
+      return this.outcomes.get(c.key);
+    } finally {
+      this.waiting.delete(c.key);
+      this.outcomes.delete(c.key);
+    }
   }
 
   /**
@@ -364,8 +397,9 @@ export class AskEngine {
   private async readInbox(): Promise<void> {
     if (!this.holding) return;
     const { questions, cancels } = await this.deps.store.inbox();
-    for (const q of questions) {
+    for (const q of questions.sort((a, b) => a.createdAt - b.createdAt)) {
       if (this.questions.has(q.id)) continue;
+      if (await this.dedupe(q)) continue;
       q.state = 'new';
       this.questions.set(q.id, q);
       await this.save(q, true);
@@ -379,6 +413,49 @@ export class AskEngine {
       if (now && now.state === 'new') await this.advance(now);
     }
     this.schedule();
+  }
+
+  /**
+   * A question handed in whose dedupe key is open (still asking, or acknowledged and resolvable) updates that one
+   * (its text, msg and count; whoever holds it is texted when set and the text changed); in its key's quiet time
+   * it is dropped. Either way it leaves the inbox and nothing is asked. False: it asks.
+   */
+  private async dedupe(q: Question): Promise<boolean> {
+    if (q.dedupe === undefined) return false;
+    const now = this.now();
+    const same = [...this.questions.values()].filter((o) => o.node === q.node && o.dedupe === q.dedupe);
+    const open = same.filter((o) => resolvable(o, now)).sort((a, b) => b.createdAt - a.createdAt)[0];
+    if (open) {
+      const changed = open.question !== q.question;
+      open.question = q.question;
+      open.msg = q.msg;
+      open.updates = (open.updates ?? 0) + 1;
+      open.updatedAt = now;
+      const notes: AskSms[] = [];
+      if (changed && q.settings.tellUpdate && open.state !== 'new') {
+        const holder =
+          open.state === 'answered'
+            ? open.result?.from
+            : open.numbers[stepIndex(open, Math.max(0, open.step))];
+        if (holder) notes.push(this.plan(open, 'update', holder, updateText(open), false));
+      }
+      open.sms.push(...notes);
+      await this.save(open);
+      await this.deps.store.remove(this.heldOrThrow(), q, now);
+      for (const s of notes) this.launch(open, s, false);
+      this.nodes.get(open.node)?.changed();
+      return true;
+    }
+    const until = Math.max(0, ...same.map((o) => quietUntil(o) ?? 0));
+    if (until > now) {
+      await this.deps.store.remove(this.heldOrThrow(), q, now);
+      const node = this.nodes.get(q.node);
+      if (node?.quiet) node.quiet(q, until);
+      else
+        this.deps.warn(`ask: a msg with dedupe key "${safeText(q.dedupe, 60)}" dropped: in its quiet time`);
+      return true;
+    }
+    return false;
   }
 
   private plan(
@@ -405,12 +482,7 @@ export class AskEngine {
   private async advance(q: Question): Promise<void> {
     const node = this.nodes.get(q.node);
     const now = this.now();
-    if (
-      isClosed(q) &&
-      (q.emitted || q.state === 'cancelled') &&
-      q.sms.every((s) => s.state !== 'planned') &&
-      now >= keptUntil(q)
-    ) {
+    if (isClosed(q) && done(q) && q.sms.every((s) => s.state !== 'planned') && now >= keptUntil(q)) {
       await this.remove(q);
       return;
     }
@@ -432,12 +504,12 @@ export class AskEngine {
       q.emitted = true;
       await this.save(q);
     }
-    if (
-      isClosed(q) &&
-      (q.emitted || q.state === 'cancelled') &&
-      q.sms.every((s) => s.state !== 'planned') &&
-      this.now() >= keptUntil(q)
-    )
+    if (q.state === 'resolved' && q.resolution && !q.resolution.emitted) {
+      node.output(q);
+      q.resolution.emitted = true;
+      await this.save(q);
+    }
+    if (isClosed(q) && done(q) && q.sms.every((s) => s.state !== 'planned') && this.now() >= keptUntil(q))
       await this.remove(q);
     node.changed();
   }
@@ -483,6 +555,12 @@ export class AskEngine {
   /** Applies one reply; what to mark on it when it answered a question (acknowledged or passed it on). */
   private async answer(r: Reply): Promise<ClaimMarks | undefined> {
     const key = this.deps.numberKey(r.from);
+    const resolving = this.resolveOf(r, key);
+    if (resolving) {
+      await this.resolve(resolving, '', key);
+      this.schedule();
+      return claimOf(resolving, 'resolve');
+    }
     const m = matchReply(r, key, [...this.questions.values()]);
     if ('none' in m) {
       const answered = await this.answerPerson(r, key, m.none);
@@ -623,14 +701,84 @@ export class AskEngine {
     await this.advance(q);
   }
 
+  /**
+   * The question a reply resolves, if it is a resolve answer: the one whose code it names, else the only one this
+   * number can resolve (asked to it, still asking or acknowledged within its resolve time). Several without a
+   * code: none (noted in the log).
+   */
+  private resolveOf(r: Reply, key: string): Question | undefined {
+    const now = this.now();
+    const mine = [...this.questions.values()].filter(
+      (q) => (q.settings.resolve?.length ?? 0) > 0 && resolvable(q, now) && askedKeys(q).has(key),
+    );
+    const read = (q: Question) =>
+      parseReply(
+        r.text,
+        { ack: q.settings.ack, pass: q.settings.pass, resolve: q.settings.resolve },
+        (c) => c === q.code,
+      );
+    let bare = 0;
+    for (const q of mine) {
+      const p = read(q);
+      if (p?.action !== 'resolve') continue;
+      if (p.code !== undefined) return q;
+      bare++;
+    }
+    if (bare === 0) return undefined;
+    if (mine.length === 1) return mine[0];
+    const from = safeText(r.from, 40);
+    this.ignored.note(
+      key,
+      from,
+      `ask: a resolve from ${from} names no code while ${mine.length} questions are open for it`,
+    );
+    return undefined;
+  }
+
+  /**
+   * Closes `q` as resolved (`text`: the resolving msg's, '' : the question's; `byKey`: the number whose reply did,
+   * else undefined) and tells who is to hear it, each SMS written before it is sent.
+   */
+  private async resolve(q: Question, text: string, byKey?: string): Promise<void> {
+    const now = this.now();
+    const was = q.state === 'answered' ? 'answered' : 'open';
+    const by = byKey === undefined ? '' : q.numbers[q.keys.indexOf(byKey)]!;
+    let to = askedKeys(q);
+    const acknowledger = q.result?.from ? q.keys[q.numbers.indexOf(q.result.from)] : undefined;
+    // Only the acknowledger, when set so and someone acknowledged; else everyone asked holds it.
+    if (q.settings.tellResolve === 'acknowledger' && was === 'answered' && acknowledger !== undefined)
+      to = new Set([acknowledger]);
+    if (byKey !== undefined) to.delete(byKey);
+    q.state = 'resolved';
+    if (q.closedAt === undefined || was === 'open') q.closedAt = now;
+    q.resolution = { text: text || q.question, by, at: now, was };
+    const sms = resolvedText(q, text, by);
+    const notes = [...to].map((k) => this.plan(q, 'resolve', q.numbers[q.keys.indexOf(k)]!, sms, false));
+    q.sms.push(...notes);
+    await this.save(q);
+    for (const s of notes) this.launch(q, s, false);
+    await this.advance(q);
+  }
+
   private async applyCancel(c: CancelRequest): Promise<void> {
+    const now = this.now();
     const hit = [...this.questions.values()].filter(
       (q) =>
         q.node === c.node &&
-        !isClosed(q) &&
+        (c.resolve ? resolvable(q, now) : !isClosed(q)) &&
         q.createdAt <= c.at &&
         (c.id !== undefined ? q.id === c.id : c.topic !== undefined && q.topic === c.topic),
     );
+    if (this.waiting.has(c.key)) this.outcomes.set(c.key, hit.length);
+    if (c.resolve) {
+      // Handed in by another instance: nobody there hears the outcome, so the log line is here.
+      if (hit.length === 0 && !this.waiting.has(c.key))
+        this.deps.warn(
+          `ask: nothing to resolve: no open question ${c.id !== undefined ? `with id ${safeText(c.id, 40)}` : `with topic "${safeText(c.topic, 60)}"`}`,
+        );
+      for (const q of hit) await this.resolve(q, c.resolve.text);
+      return;
+    }
     for (const q of hit) {
       const started = q.state === 'open';
       q.state = 'cancelled';
@@ -724,6 +872,23 @@ export class AskEngine {
   private changed(): void {
     for (const n of this.nodes.values()) n.changed();
   }
+}
+
+/**
+ * When the quiet time of a closed question's dedupe key ends (undefined: none). Closed: resolved, unanswered or
+ * cancelled (an acknowledged one is still open to updates while it can be resolved).
+ */
+function quietUntil(q: Question): number | undefined {
+  if (q.dedupe === undefined || !q.settings.quietMs) return undefined;
+  if (q.state !== 'resolved' && q.state !== 'unanswered' && q.state !== 'cancelled') return undefined;
+  return (q.closedAt ?? 0) + q.settings.quietMs;
+}
+
+/** Its output is out (or owes none): a closed question can leave once its time is up. */
+function done(q: Question): boolean {
+  if (q.state === 'cancelled') return true;
+  if (q.state === 'resolved') return q.resolution?.emitted === true;
+  return q.emitted === true;
 }
 
 /** A new question id (also in logs): 12 random hex characters. */

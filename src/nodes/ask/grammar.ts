@@ -7,7 +7,7 @@
  * digits; `*` ends a word.
  *
  *   reply    := answer [code | "*"] [comment]       "1", "1a", "1 a", "ok a", "oka", "1*", "ok *"
- *   answer   := a word of the Acknowledge or the Pass on list
+ *   answer   := a word of the Acknowledge, the Pass on or the Resolve list
  *   code     := the code of a question this number was sent (a, b, ..., z, aa, ...), written right after the
  *               answer ("1a", "oka") or as the second word ("1 a", "ok a")
  *   "*"      := every open question of this number (Acknowledge only: "1*", "ok*", "1 *")
@@ -21,12 +21,14 @@
  * word names a question when it is a code (`a`) or digits and a code (`1a`).
  */
 
-export type Action = 'ack' | 'pass';
+export type Action = 'ack' | 'pass' | 'resolve';
 
-const ACTIONS: readonly Action[] = ['ack', 'pass'];
+const ACTIONS: readonly Action[] = ['ack', 'pass', 'resolve'];
 
-/** The words of each answer, lower case, letters and digits only. */
-export type Words = Readonly<Record<Action, readonly string[]>>;
+/** The words of each answer, lower case, letters and digits only (no Resolve list: no reply resolves). */
+export type Words = Readonly<Record<'ack' | 'pass', readonly string[]>> & {
+  readonly resolve?: readonly string[] | undefined;
+};
 
 export interface Parsed {
   action: Action;
@@ -70,7 +72,8 @@ function secondWord(rest: string): string {
 /** Every listed word with its action, longest first (so "1a" is tried before "1"). */
 function listed(words: Words): { word: string; action: Action }[] {
   const out: { word: string; action: Action }[] = [];
-  for (const action of ACTIONS) for (const word of words[action]) if (word !== '') out.push({ word, action });
+  for (const action of ACTIONS)
+    for (const word of words[action] ?? []) if (word !== '') out.push({ word, action });
   return out.sort((a, b) => b.word.length - a.word.length);
 }
 

@@ -224,6 +224,7 @@ export class AskHub {
     this.engine.register(nodeId, {
       output: (q) => binding.output(q),
       failed: (q, sms, err) => binding.failed(q, sms, err),
+      quiet: (q, until) => binding.quiet?.(q, until),
       changed: () => {
         binding.changed();
         this.schedulePoll();
@@ -244,7 +245,8 @@ export class AskHub {
     return this.engine.ask(q);
   }
 
-  cancel(c: CancelRequest): Promise<void> {
+  /** A cancel or resolve; how many questions it closed when this instance applied it (else undefined). */
+  cancel(c: CancelRequest): Promise<number | undefined> {
     return this.engine.cancel(c);
   }
 

@@ -55,8 +55,11 @@ const jobIdsOf = (q: Question, key: string): (number | undefined)[] =>
 export function matchReply(reply: Reply, key: string, open: readonly Question[]): Match {
   const candidates = open.filter((q) => q.state === 'open' && askedKeys(q).has(key));
   if (candidates.length === 0) return { none: 'stranger' };
-  const read = (q: Question) =>
-    parseReply(reply.text, { ack: q.settings.ack, pass: q.settings.pass }, (c) => c === q.code);
+  // Acknowledge and pass on only (a resolve is read before, by the engine).
+  const read = (q: Question) => {
+    const p = parseReply(reply.text, { ack: q.settings.ack, pass: q.settings.pass }, (c) => c === q.code);
+    return p === undefined || p.action === 'resolve' ? undefined : { ...p, action: p.action };
+  };
   for (const q of candidates) {
     const p = read(q);
     if (p?.code !== undefined)

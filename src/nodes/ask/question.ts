@@ -9,9 +9,13 @@ export type Tell = 'none' | 'asked' | 'all';
 
 /**
  * new: accepted, not started (no code yet); open: waiting for an answer; answered / unanswered: closed, output
- * 1 / 2 owed until `emitted`; cancelled: closed without output.
+ * 1 / 2 owed until `emitted`; cancelled: closed without output; resolved: closed by a resolve (a msg or a reply),
+ * output 3 owed until `resolution.emitted` (an answered question can still be resolved for a while).
  */
-export type QuestionState = 'new' | 'open' | 'answered' | 'unanswered' | 'cancelled';
+export type QuestionState = 'new' | 'open' | 'answered' | 'unanswered' | 'cancelled' | 'resolved';
+
+/** Who hears that a question was resolved: everyone asked so far, or only the one who acknowledged it. */
+export type TellResolve = 'asked' | 'acknowledger';
 
 /** The texts of the messages an ask sends, placeholders in braces (texts.ts); none is blank here. */
 export interface AskTexts {
@@ -25,6 +29,15 @@ export interface AskTexts {
   tell: string;
   /** To the numbers asked when the question is cancelled. */
   cancel: string;
+  /** To those told when the question is resolved (absent: kept by an older version, the automatic one). */
+  resolved?: string | undefined;
+  /** To whoever holds it when a msg with its dedupe key changed its text (absent: the automatic one). */
+  update?: string | undefined;
+  /**
+   * The automatic hint without the resolve word: sent instead of `hint` when the first SMS would not fit one
+   * segment with it (absent: the hint is the user's, or names no resolve word).
+   */
+  hintShort?: string | undefined;
 }
 
 /** The settings of the node and of the msg that asked, as they were when it was asked. */
@@ -35,6 +48,16 @@ export interface AskSettings {
   ack: string[];
   /** Answers that pass the question on to the next number at once, lower case. */
   pass: string[];
+  /** Answers that resolve the question, lower case (absent: kept by an older version, none). */
+  resolve?: string[] | undefined;
+  /** Who is told of a resolve (absent: everyone asked). */
+  tellResolve?: TellResolve | undefined;
+  /** How long an acknowledged question can still be resolved (absent: kept by an older version, not at all). */
+  resolveWithinMs?: number | undefined;
+  /** After a question with a dedupe key closed, the same key asks again only this long after (absent: at once). */
+  quietMs?: number | undefined;
+  /** A msg that updates an open question (same dedupe key) texts whoever holds it, when its text changed. */
+  tellUpdate?: boolean | undefined;
   tell: Tell;
   tellCancel: boolean;
   /** Steps after the first go out as critical (the spending guard's reserve). */
@@ -57,7 +80,7 @@ export interface AskSettings {
  * acknowledger's "Already taken by", the "Which one?" of a reply without a code).
  */
 export interface AskSms {
-  kind: 'ask' | 'tell' | 'cancel' | 'answer';
+  kind: 'ask' | 'tell' | 'cancel' | 'answer' | 'resolve' | 'update';
   /** The key of the reply an `answer` answers: a reply offered again (a crash, another instance) gets none. */
   replyKey?: string | undefined;
   /** The step (0-based) of an `ask`. */
@@ -95,6 +118,14 @@ export interface Question {
   /** The ask node: its outputs get the result. */
   node: string;
   topic?: string | undefined;
+  /**
+   * The dedupe key (the node's *Dedupe key* property of the msg, msg.topic by default): while a question with it is
+   * open, a new msg with it updates that one instead of asking again.
+   */
+  dedupe?: string | undefined;
+  /** How many msgs updated it (dedupe), and when the last did. */
+  updates?: number | undefined;
+  updatedAt?: number | undefined;
   /** Its short code, unique among the open questions of the gateway configuration (codes.ts). */
   code?: string | undefined;
   question: string;
@@ -115,9 +146,26 @@ export interface Question {
   /** Output 1 or 2 was sent. */
   emitted?: boolean | undefined;
   closedAt?: number | undefined;
+  /** How it was resolved (state `resolved`). */
+  resolution?: Resolution | undefined;
 }
 
-/** A request to close open questions without output: by id, or all of a node with a topic. */
+/** A resolve of a question: what the flow and the people told read. */
+export interface Resolution {
+  /** The resolving msg's text, or the question when it had none (a reply resolves with the question). */
+  text: string;
+  /** The number whose reply resolved it, as it was asked; '' by a msg. */
+  by: string;
+  at: number;
+  /** The state it was resolved in: still asking (open, new) or acknowledged (answered). */
+  was: 'open' | 'answered';
+  /** Output 3 was sent. */
+  emitted?: boolean | undefined;
+}
+/**
+ * A request to close open questions: by id, or all of a node with a topic; without output (cancel), or as resolved
+ * (`resolve`: output 3 and the people told).
+ */
 export interface CancelRequest {
   key: string;
   node: string;
@@ -125,6 +173,8 @@ export interface CancelRequest {
   topic?: string | undefined;
   /** Questions asked after it are not cancelled by it. */
   at: number;
+  /** A resolve, with the resolving msg's text ('' : the question's). */
+  resolve?: { text: string } | undefined;
 }
 
 export const totalSteps = (q: Question): number => q.numbers.length * Math.max(1, q.settings.rounds);
@@ -133,7 +183,17 @@ export const totalSteps = (q: Question): number => q.numbers.length * Math.max(1
 export const stepIndex = (q: Question, step: number): number => step % q.numbers.length;
 
 export const isClosed = (q: Question): boolean =>
-  q.state === 'answered' || q.state === 'unanswered' || q.state === 'cancelled';
+  q.state === 'answered' || q.state === 'unanswered' || q.state === 'cancelled' || q.state === 'resolved';
+
+/** An answered question can be resolved this long by default (and is kept that long). */
+export const RESOLVE_WITHIN_MS = 24 * 3_600_000;
+
+/** Whether `q` can be resolved at `now`: still asking, or acknowledged within its resolve time. */
+export function resolvable(q: Question, now: number): boolean {
+  if (q.state === 'new' || q.state === 'open') return true;
+  if (q.state !== 'answered' || q.settings.resolveWithinMs === undefined) return false;
+  return now < (q.closedAt ?? 0) + q.settings.resolveWithinMs;
+}
 
 /** The keys of the numbers this question was (maybe) sent to: a reply from them may answer it. */
 export function askedKeys(q: Question): Set<string> {

@@ -14,14 +14,14 @@ export const CLAIMED_BY_ASK = 'smsgw-ask';
 /**
  * What the hub marks on a reply that answered a question, for the listeners after it (the inbound SMS triggers):
  * which question (its code and ask id), of which ask node, and what the reply did (`ack`, `pass`; `late`: it
- * acknowledged a question taken already; `which`: it named no code while several were open).
+ * acknowledged a question taken already; `resolve`: it resolved a question; `which`: it named no code while several were open).
  */
 export type ClaimMarks = {
   readonly claimedBy: typeof CLAIMED_BY_ASK;
   readonly question: string;
   readonly askId: string;
   readonly askNode: string;
-  readonly action: 'ack' | 'pass' | 'late' | 'which';
+  readonly action: 'ack' | 'pass' | 'resolve' | 'late' | 'which';
 };
 
 export interface ReplyListener {

@@ -1,7 +1,8 @@
 /**
  * The texts an ask sends. Each has a setting; a blank one takes the automatic text below (English: the language
  * of the people asked is not Node-RED's; write your own in theirs). Placeholders in braces:
- *   {question} the question, {code} its code, {ack} / {pass} the first acknowledging / passing answer,
+ *   {question} the question, {code} its code, {ack} / {pass} / {resolve} the first acknowledging / passing /
+ *   resolving answer, {resolution} the resolving msg's text (the question when it had none),
  *   {from} who answered (tell), the number asked before (passed on), or the one who passed it on (passed on by),
  *   {answer} the answer, {step} / {steps}; in the answers to a person's reply {time} (when it was taken, HH:MM in
  *   Node-RED's time zone) and {choices} ("1a or 1b").
@@ -15,23 +16,35 @@ export interface TextSettings {
   passedBy?: string | undefined;
   tell?: string | undefined;
   cancel?: string | undefined;
+  resolved?: string | undefined;
+  update?: string | undefined;
 }
 
 /**
- * The automatic hint for the accepted answers, one short line: "Reply 1a=ok 2a=busy" (the first word of each list
- * with the code), or "Reply a to acknowledge." when any reply acknowledges.
+ * The automatic hint for the accepted answers, one short line: "Reply 1a=ok 2a=busy 3a=done" (the first word of
+ * each list with the code), or "Reply a to acknowledge." when any reply acknowledges.
  */
-export function automaticHint(ack: readonly string[], pass: readonly string[]): string {
+export function automaticHint(
+  ack: readonly string[],
+  pass: readonly string[],
+  resolve: readonly string[] = [],
+): string {
   if (ack.length === 0) return 'Reply {code} to acknowledge.';
-  if (pass.length === 0) return 'Reply {ack}{code}=ok';
-  return 'Reply {ack}{code}=ok {pass}{code}=busy';
+  const done = resolve.length > 0 ? ' {resolve}{code}=done' : '';
+  if (pass.length === 0) return `Reply {ack}{code}=ok${done}`;
+  return `Reply {ack}{code}=ok {pass}{code}=busy${done}`;
 }
+
+/** One SMS segment (GSM 7-bit); the first SMS drops the resolve word from its hint rather than take two. */
+export const SEGMENT = 160;
 
 export const AUTOMATIC = {
   passed: 'Passed on, no reply from {from}:',
   passedBy: 'Passed on by {from}:',
   tell: 'Answered by {from}: {question}',
   cancel: 'Cancelled: {question}',
+  resolved: 'Resolved: {resolution}',
+  update: 'Update ({code}): {question}',
   /** To a late acknowledger (short: one segment whatever the question). */
   late: 'Already taken by {from} at {time} ({code})',
   /** To a reply without a code from a number with several open questions. */
@@ -44,13 +57,24 @@ export const MAX_CHOICES = 6;
 const given = (v: string | undefined): string | undefined =>
   typeof v === 'string' && v.trim() !== '' ? v : undefined;
 
-export function resolveTexts(t: TextSettings, ack: readonly string[], pass: readonly string[]): AskTexts {
+export function resolveTexts(
+  t: TextSettings,
+  ack: readonly string[],
+  pass: readonly string[],
+  resolve: readonly string[] = [],
+): AskTexts {
+  const own = given(t.hint);
+  const short = automaticHint(ack, pass);
+  const hint = own ?? automaticHint(ack, pass, resolve);
   return {
-    hint: given(t.hint) ?? automaticHint(ack, pass),
+    hint,
+    ...(own === undefined && hint !== short ? { hintShort: short } : {}),
     passed: given(t.passed) ?? AUTOMATIC.passed,
     passedBy: given(t.passedBy) ?? AUTOMATIC.passedBy,
     tell: given(t.tell) ?? AUTOMATIC.tell,
     cancel: given(t.cancel) ?? AUTOMATIC.cancel,
+    resolved: given(t.resolved) ?? AUTOMATIC.resolved,
+    update: given(t.update) ?? AUTOMATIC.update,
   };
 }
 
@@ -66,6 +90,7 @@ function values(q: Question, extra: Record<string, string> = {}): Record<string,
     code: q.code ?? '',
     ack: q.settings.ack[0] ?? '',
     pass: q.settings.pass[0] ?? '',
+    resolve: q.settings.resolve?.[0] ?? '',
     steps: String(q.numbers.length * Math.max(1, q.settings.rounds)),
     ...extra,
   };
@@ -80,7 +105,10 @@ export interface StepReason {
 /** The SMS of a step: the question and the hint; from the second step on, why it comes first. */
 export function stepText(q: Question, step: number, reason: StepReason | undefined): string {
   const v = values(q, { step: String(step + 1), from: reason?.from ?? '' });
-  const body = `${q.question}\n${fill(q.settings.texts.hint, v)}`;
+  let body = `${q.question}\n${fill(q.settings.texts.hint, v)}`;
+  // The resolve word only when the first SMS still fits one segment with it.
+  const short = q.settings.texts.hintShort;
+  if (short !== undefined && body.length > SEGMENT) body = `${q.question}\n${fill(short, v)}`;
   if (step === 0) return body;
   // A question kept by a version without the "passed on by" text: the automatic one.
   const lead =
@@ -94,6 +122,19 @@ export function tellText(q: Question, from: string, answer: string): string {
 
 export function cancelText(q: Question): string {
   return fill(q.settings.texts.cancel, values(q));
+}
+
+/** To those told of a resolve: `resolution` the resolving msg's text ('' : the question), `from` who resolved. */
+export function resolvedText(q: Question, resolution: string, from: string): string {
+  return fill(
+    q.settings.texts.resolved ?? AUTOMATIC.resolved,
+    values(q, { resolution: resolution || q.question, from }),
+  );
+}
+
+/** To whoever holds a question whose text a msg with its dedupe key changed. */
+export function updateText(q: Question): string {
+  return fill(q.settings.texts.update ?? AUTOMATIC.update, values(q));
 }
 
 /** HH:MM of a time, in Node-RED's time zone. */

@@ -50,6 +50,14 @@ export const ASK_FIELDS: FieldTable = {
   // flow saved with them blank keeps "any reply acknowledges", one saved with its own words keeps those.
   ack: { kind: 'text', label: `${L}.ack`, value: '1, ok, ja', format: 'answerWords', blank: 'anyReply' },
   pass: { kind: 'text', label: `${L}.pass`, value: '2, busy, besetzt', format: 'passAnswers', blank: 'none' },
+  // A flow saved before resolve existed has none: no reply resolves there (msg.ask.resolve still does).
+  resolve: {
+    kind: 'text',
+    label: `${L}.resolve`,
+    value: '3, done, erledigt',
+    format: 'resolveAnswers',
+    blank: 'none',
+  },
   tell: {
     kind: 'choice',
     label: `${L}.tell`,
@@ -80,6 +88,38 @@ export const ASK_FIELDS: FieldTable = {
     // A window the answers are counted in, not a timer (the engine looks at most a minute ahead).
     blank: 'default',
   },
+  // The msg property whose value names the alarm's cause: while its question is open a msg with the same value
+  // updates it instead of asking again. A flow saved before it existed has none: every msg asks, as before.
+  dedupe: { kind: 'text', label: `${L}.dedupe`, value: 'topic', blank: 'none' },
+  // After a question with a dedupe key closed, the same key asks again only this long after (0: at once).
+  quiet: {
+    kind: 'number',
+    label: `${L}.quiet`,
+    value: 10,
+    min: 0,
+    max: 1440,
+    unit: 'minutes',
+    blank: 'default',
+  },
+  tellUpdate: { kind: 'flag', label: `${L}.tellUpdate`, value: false, blank: 'default' },
+  // Who hears a resolve; when nobody acknowledged, everyone asked (they all hold it).
+  tellResolve: {
+    kind: 'choice',
+    label: `${L}.tellResolve`,
+    value: 'asked',
+    options: ['asked', 'acknowledger'],
+    blank: 'default',
+  },
+  // How long an acknowledged question stays open for a resolve (kept, its code in use); 0: not after it was answered.
+  resolveWithin: {
+    kind: 'number',
+    label: `${L}.resolveWithin`,
+    value: 24,
+    min: 0,
+    max: 720,
+    unit: 'hours',
+    blank: 'default',
+  },
   critical: { kind: 'flag', label: `${L}.critical`, value: false, blank: 'default' },
   smsType: {
     kind: 'choice',
@@ -102,6 +142,8 @@ export const ASK_FIELDS: FieldTable = {
   passedByText: { kind: 'text', label: `${L}.passedByText`, value: '', blank: 'auto' },
   tellText: { kind: 'text', label: `${L}.tellText`, value: '', blank: 'auto' },
   cancelText: { kind: 'text', label: `${L}.cancelText`, value: '', blank: 'auto' },
+  resolvedText: { kind: 'text', label: `${L}.resolvedText`, value: '', blank: 'auto' },
+  updateText: { kind: 'text', label: `${L}.updateText`, value: '', blank: 'auto' },
   interval: {
     kind: 'number',
     label: `${L}.interval`,

@@ -72,6 +72,7 @@ export type TextFormat =
   | 'separator'
   | 'answerWords'
   | 'passAnswers'
+  | 'resolveAnswers'
   | 'date'
   | 'udhData'
   | 'recipients'
@@ -377,6 +378,11 @@ function judgeText(field: Field, v: unknown, ctx: JudgeContext): Verdict {
       // A blank Acknowledge beside these words is refused on Acknowledge (one field red, not two).
       if (!pass.every(readableWord) || pass.some((p) => ack.includes(p))) return no('must');
       return ok(t);
+    }
+    case 'resolveAnswers': {
+      const taken = [...answerWords(ctx.sibling('ack')), ...answerWords(ctx.sibling('pass'))];
+      const resolve = answerWords(t);
+      return resolve.every(readableWord) && !resolve.some((r) => taken.includes(r)) ? ok(t) : no('must');
     }
     case 'clock': {
       // HH:MM of a 24-hour day (quiet hours); "8:00" is taken as "08:00".

@@ -1,6 +1,6 @@
 /**
- * The ask node the emulator tests use: numbers A then B, acknowledge "1", pass on "2", one round, replies read every
- * second (the shortest). `extra` changes any field (a step of a minute where nothing waits for a step to end).
+ * The ask node the emulator tests use: numbers A then B, acknowledge "1", pass on "2", no resolve words (a node
+ * saved before they existed), one round, replies read every second (the shortest), outputs to out, out2, out3. `extra` changes any field (a step of a minute where nothing waits for a step to end).
  */
 import type { FlowNode } from '../helpers';
 
@@ -24,7 +24,7 @@ export function asker(extra: Record<string, unknown> = {}): FlowNode {
     pass: '2',
     tell: 'none',
     interval: 1, // the shortest (the triggers poll at most once a second)
-    wires: [['out'], ['out2']],
+    wires: [['out'], ['out2'], ['out3']],
     ...extra,
   };
 }
