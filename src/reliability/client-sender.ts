@@ -2,8 +2,21 @@ import type { GatewayClient } from '../client/client';
 import type { CallOptions } from '../client/options';
 import { methodName } from '../client/names';
 import { findOperation } from '../catalogue';
+import type { OperationDef } from '../catalogue/types';
 import { GatewayError } from '../errors';
 import type { OutboxSender } from './outbox';
+
+/** The client's method name of each operation, made once (methodName splits the name with a regular expression). */
+const methods = new WeakMap<OperationDef, string>();
+
+function methodOf(op: OperationDef): string {
+  let name = methods.get(op);
+  if (name === undefined) {
+    name = methodName(op);
+    methods.set(op, name);
+  }
+  return name;
+}
 
 type TypedMethod = (params: unknown, options?: CallOptions) => Promise<unknown>;
 
@@ -16,7 +29,7 @@ export function clientSender(client: GatewayClient): OutboxSender {
   return (entry, options) => {
     const op = findOperation(entry.service, entry.operation);
     const group = (client as unknown as Record<string, Record<string, unknown> | undefined>)[entry.service];
-    const fn = op ? group?.[methodName(op)] : undefined;
+    const fn = op ? group?.[methodOf(op)] : undefined;
     if (typeof fn !== 'function') {
       return Promise.reject(
         new GatewayError('CONFIG', `the client offers no ${entry.service}/${entry.operation}`, {

@@ -26,7 +26,7 @@
 import { dirname } from 'node:path';
 import { counted } from '../count';
 import { GatewayError } from '../errors';
-import { Manifest, damageText, isSealed, openLine, sealLine, type StateDamage } from '../store';
+import { Manifest, damageText, isSealed, openLine, sealLine, sealLines, type StateDamage } from '../store';
 import * as sfs from '../store/fs';
 import { copyAside, readIfExists, removeFile, removeStaleTemps, writeFileAtomic } from '../store/durable';
 import { readEntry, type OutboxEntry, type OutboxStore, type OutboxStoreStats } from './outbox-store';
@@ -42,6 +42,7 @@ export interface JournalOptions {
 }
 
 interface Pending {
+  /** The record's JSON (sealed when its batch is written). */
   line: string;
   /** An add: undone in memory when its write fails (the message was not accepted). */
   addId: string | undefined;
@@ -61,15 +62,18 @@ const HEADER = JSON.stringify({ version: VERSION });
  */
 const MAX_FLUSHES = 2;
 
-/** The fields an update record carries. */
-const updateOf = (e: Readonly<OutboxEntry>): Record<string, unknown> => ({
-  id: e.id,
-  attempts: e.attempts,
-  maybeSent: e.maybeSent,
-  inFlight: e.inFlight,
-  ...(e.lastError !== undefined ? { lastError: e.lastError } : {}),
-  ...(e.notBefore !== undefined ? { notBefore: e.notBefore } : {}),
-});
+/** The fields an update record carries (in this order). */
+function updateOf(e: Readonly<OutboxEntry>): Record<string, unknown> {
+  const fields: Record<string, unknown> = {
+    id: e.id,
+    attempts: e.attempts,
+    maybeSent: e.maybeSent,
+    inFlight: e.inFlight,
+  };
+  if (e.lastError !== undefined) fields.lastError = e.lastError;
+  if (e.notBefore !== undefined) fields.notBefore = e.notBefore;
+  return fields;
+}
 
 export class JournalStore implements OutboxStore {
   readonly location: string;
@@ -135,24 +139,29 @@ export class JournalStore implements OutboxStore {
     await this.manifest?.remove(this.location);
   }
 
+  // Each record's JSON is made once, as `{"add":<entry>}` etc. (the same text as JSON.stringify of the wrapper).
   add(entry: Readonly<OutboxEntry>): Promise<void> {
+    const refused = this.refusal();
+    if (refused) return refused;
     const copy = { ...entry };
-    return this.enqueue(sealLine(JSON.stringify({ add: copy })), entry.id, () =>
-      this.held.set(entry.id, copy),
-    );
+    this.held.set(entry.id, copy);
+    return this.enqueue('{"add":' + JSON.stringify(copy) + '}', entry.id, true);
   }
 
   update(entry: Readonly<OutboxEntry>): Promise<void> {
+    const refused = this.refusal();
+    if (refused) return refused;
     const fields = updateOf(entry);
-    return this.enqueue(sealLine(JSON.stringify({ update: fields })), undefined, () => {
-      const held = this.held.get(entry.id);
-      if (held) Object.assign(held, fields, { lastError: entry.lastError, notBefore: entry.notBefore });
-    });
+    const held = this.held.get(entry.id);
+    if (held) Object.assign(held, fields, { lastError: entry.lastError, notBefore: entry.notBefore });
+    return this.enqueue('{"update":' + JSON.stringify(fields) + '}', undefined, true);
   }
 
   remove(id: string, options: { sent?: boolean } = {}): Promise<void> {
-    const line = sealLine(JSON.stringify({ remove: id }));
-    return this.enqueue(line, undefined, () => this.held.delete(id), options.sent !== true);
+    const refused = this.refusal();
+    if (refused) return refused;
+    this.held.delete(id);
+    return this.enqueue('{"remove":' + JSON.stringify(id) + '}', undefined, options.sent !== true);
   }
 
   async close(): Promise<void> {
@@ -204,21 +213,24 @@ export class JournalStore implements OutboxStore {
     for (const e of read.entries) this.held.set(e.id, e);
   }
 
+  /** A record given while the journal is not open or closed: refused, and nothing of it is applied. */
+  private refusal(): Promise<void> | undefined {
+    if (!this.closed && this.loaded) return undefined;
+    return Promise.reject(
+      new GatewayError('CONFIG', `the outbox journal is ${this.closed ? 'closed' : 'not open'}`, {
+        ambiguous: false,
+      }),
+    );
+  }
+
   /**
-   * Queues a record (its effect on `held` is applied at once, so a compaction includes it) and resolves once
-   * it is flushed (`flush`) or written. The writer starts on the next turn of the event loop, so a burst given in one turn is one
-   * write; records given while a flush is under way go into the next.
+   * Queues a record (its effect on `held` is applied by the caller at once, so a compaction includes it) and
+   * resolves once it is flushed (`flush`) or written. The writer starts on the next turn of the event loop, so a
+   * burst given in one turn is one write; records given while a flush is under way go into the next.
    */
-  private enqueue(line: string, addId: string | undefined, effect: () => void, flush = true): Promise<void> {
-    if (this.closed || !this.loaded)
-      return Promise.reject(
-        new GatewayError('CONFIG', `the outbox journal is ${this.closed ? 'closed' : 'not open'}`, {
-          ambiguous: false,
-        }),
-      );
-    effect();
+  private enqueue(line: string, addId: string | undefined, flush: boolean): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ line: line + '\n', addId, flush, resolve, reject });
+      this.queue.push({ line, addId, flush, resolve, reject });
       this.kick();
     });
   }
@@ -274,18 +286,23 @@ export class JournalStore implements OutboxStore {
 
   /** Writes a batch; a batch that needs durability gets its own flush, not awaited (pipelined). */
   private append(batch: Pending[]): void {
-    let text = '';
-    for (const p of batch) text += p.line;
     const fh = this.fh;
     if (!fh) throw new Error('the journal is not open');
+    // The batch's lines sealed into one buffer, each encoded once (its checksum over those bytes).
+    const lines: string[] = new Array<string>(batch.length);
+    let needsFlush = false;
+    for (let i = 0; i < batch.length; i++) {
+      lines[i] = batch[i]!.line;
+      if (batch[i]!.flush) needsFlush = true;
+    }
     // A synchronous write: a few KB into the page cache, without a trip through libuv's thread pool and back
     // before the flush can start (on a busy machine each trip waits for a thread to be scheduled).
-    const bytes = Buffer.from(text, 'utf8');
+    const bytes = sealLines(lines);
     fh.writeSync(bytes);
     this.stats.bytes += bytes.length;
     this.sinceSnapshot += batch.length;
     // Only removes of sent messages: written now, flushed with the next record that needs it (or at close).
-    if (!batch.some((p) => p.flush)) {
+    if (!needsFlush) {
       this.unflushed = true;
       this.done(batch);
       return;

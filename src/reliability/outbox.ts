@@ -174,6 +174,13 @@ const unreachable = (err: unknown): boolean =>
   !err.ambiguous &&
   (err.code === 'QUEUE_FULL' || classifyFailure(err) === 'retry');
 
+/** A settled message's removal from the store, waiting for its msg to reach the next node. */
+interface Removal {
+  id: string;
+  /** Its job is at the gateway (the store may flush the record with a later one). */
+  sent: boolean;
+}
+
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** Why a store write failed: the cause a store's own error wraps (the file system's), else its message. */
@@ -405,10 +412,11 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       // up". A held one is written as not in flight: its attempt writes the record that says it is.
       inFlight: !this.paused && holdUntil === undefined,
       origin: options.origin,
-      ...(options.priority === 'critical' ? { priority: 'critical' as const } : {}),
-      ...(holdUntil !== undefined ? { notBefore: holdUntil } : {}),
-      ...(typeof options.topic === 'string' ? { topic: options.topic.slice(0, TOPIC_MAX) } : {}),
     };
+    // Set only when given, in this order (the journal's record holds them as they are here).
+    if (options.priority === 'critical') entry.priority = 'critical';
+    if (holdUntil !== undefined) entry.notBefore = holdUntil;
+    if (typeof options.topic === 'string') entry.topic = options.topic.slice(0, TOPIC_MAX);
     const live = this.live(entry);
     this.entries.set(entry.id, live);
     try {
@@ -522,7 +530,7 @@ export class Outbox extends EventEmitter<OutboxEvents> {
     this.lifetime.abort(new GatewayError('CONFIG', 'the outbox is closing', { ambiguous: false }));
     while (this.running.size > 0) await Promise.all([...this.running]);
     for (const live of this.entries.values()) this.finishWaiter(live, stillKept('the outbox closed'));
-    for (const removal of [...this.removals]) removal();
+    for (const batch of [...this.removals]) this.runRemovals(batch);
     await this.store.close();
     this.checkIdle();
   }
@@ -730,20 +738,40 @@ export class Outbox extends EventEmitter<OutboxEvents> {
       else this.emit('failed', { ...e }, err);
     }
     // Node-RED hands a msg to the next node one event-loop turn later (setImmediate): the removal waits two
-    // turns, so that a kill -9 in between repeats the result at the flow instead of losing it there.
-    const sent = err === undefined;
-    const removal = (): void => {
-      this.removals.delete(removal);
-      this.stored(this.store.remove(e.id, { sent })).catch((w: unknown) =>
-        this.warnings.push(`outbox: ${messageOf(w)}`),
-      );
-    };
-    this.removals.add(removal);
-    setImmediate(() => setImmediate(() => this.removals.has(removal) && removal()));
+    // turns, so that a kill -9 in between repeats the result at the flow instead of losing it there. The
+    // messages settled in one turn share the two turns' wait.
+    this.removeLater(e.id, err === undefined);
   }
 
   /** Removals of settled messages waiting for their msg to reach the next node (run at once on close). */
-  private readonly removals = new Set<() => void>();
+  private readonly removals = new Set<Removal[]>();
+  /** The removals of this turn (the first one of the turn scheduled the wait). */
+  private removing: Removal[] | undefined;
+
+  private removeLater(id: string, sent: boolean): void {
+    let batch = this.removing;
+    if (batch === undefined) {
+      const mine: Removal[] = [];
+      batch = mine;
+      this.removing = mine;
+      this.removals.add(mine);
+      setImmediate(() => {
+        // Settled from here on: their msgs are handed on after this turn, so they wait two turns of their own.
+        if (this.removing === mine) this.removing = undefined;
+        setImmediate(() => this.runRemovals(mine));
+      });
+    }
+    batch.push({ id, sent });
+  }
+
+  private runRemovals(batch: Removal[]): void {
+    if (!this.removals.delete(batch)) return;
+    if (this.removing === batch) this.removing = undefined;
+    for (const r of batch)
+      this.stored(this.store.remove(r.id, { sent: r.sent })).catch((w: unknown) =>
+        this.warnings.push(`outbox: ${messageOf(w)}`),
+      );
+  }
 
   private markKept(live: Live, why: string): void {
     if (live.kept) return;

@@ -18,5 +18,5 @@ export {
 export { ContextValueStore, type ContextBackend } from './context-store';
 export { Manifest, MANIFEST_NAME } from './manifest';
 export { readState, stateText, type ReadState } from './state-text';
-export { isSealed, openLine, sealLine } from './seal';
+export { isSealed, openLine, sealLine, sealLines } from './seal';
 export { copyAside, exists, moveFile, privateDir, removeFile } from './durable';

@@ -202,18 +202,23 @@ export function msgValue(
   nodeType: string,
   name: string,
   value: unknown,
-  source: ValueSource = {},
-  siblings: Readonly<Record<string, unknown>> = {},
+  source?: ValueSource,
+  siblings?: Readonly<Record<string, unknown>>,
 ): unknown {
   const field: Field | undefined = fieldsOf(nodeType)[name];
   if (field === undefined) throw new Error(`${nodeType} declares no field ${name}`);
-  const ctx: JudgeContext = { sibling: (n) => siblings[n], env: ENV, msg: true };
+  // Without siblings (a send node judges six values per msg so) one context serves every call.
+  const ctx: JudgeContext =
+    siblings === undefined ? MSG_CONTEXT : { sibling: (n) => siblings[n], env: ENV, msg: true };
   const verdict = judgeValue(field, value, ctx);
   if (verdict.ok) return verdict.value;
-  throw new GatewayError('VALIDATION', reasonText(field, verdict.why, words(), ctx, source.subject), {
+  throw new GatewayError('VALIDATION', reasonText(field, verdict.why, words(), ctx, source?.subject), {
     ambiguous: false,
   });
 }
+
+/** The context of a msg's value judged without siblings (no other field's value is known). */
+const MSG_CONTEXT: JudgeContext = { sibling: () => undefined, env: ENV, msg: true };
 
 /** One setting's value (the others left out), or a CONFIG error in its words: for code that reads a few fields. */
 export function settingOf(nodeType: string, name: string, settings: object): unknown {

@@ -610,9 +610,11 @@ export class ReliabilityHost {
   attemptCheck: ((entry: Readonly<OutboxEntry>) => Promise<Readonly<OutboxEntry>>) | undefined;
 
   private checked(send: OutboxSender): OutboxSender {
-    return async (entry, options) => {
+    return (entry, options) => {
       const check = this.attemptCheck;
-      return send(check && !options.lookupFirst ? await check(entry) : entry, options);
+      // Without a check (the opt-out list off) the attempt goes straight on, without a promise of its own.
+      if (!check || options.lookupFirst) return send(entry, options);
+      return check(entry).then((e) => send(e, options));
     };
   }
 

@@ -168,7 +168,8 @@ async function admit(
   let params = given;
   let skipped: string[] = [];
   let refusal: GatewayError | undefined;
-  if (!ctx.exempt) {
+  // Without an opt-out list nothing is read (optOutCheck would find none refused).
+  if (!ctx.exempt && cfg.optOut) {
     const recipients = recipientsOf(given);
     const refused = await optOutCheck({ config: cfg, op, recipients });
     if (refused.length > 0) {
