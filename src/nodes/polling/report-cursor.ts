@@ -6,6 +6,7 @@
  */
 import type { SMSReport } from '../../client/types.generated';
 import { isDate, timeOf as dateTime } from '../../shape';
+import type { StateEntries } from '../../store/state-text';
 
 export const PAGE_LIMIT = 5000;
 /** Reports may be written with a date slightly before ones already read; re-read this much. */
@@ -23,6 +24,10 @@ export interface ReportCursor {
   seen: SeenReports | Record<string, number>;
 }
 
+/** An array index: the keys an object lists first, ascending. */
+const isIndex = (id: SeenKey): id is number =>
+  typeof id === 'number' && Number.isInteger(id) && id >= 0 && id <= 4294967294;
+
 /** An id as the cursor keeps it: an integer Id as the number, any other as text built from the whole report. */
 type SeenKey = number | string;
 
@@ -33,7 +38,7 @@ type SeenKey = number | string;
  * string is made or hashed per report. Never changed once made: a poll copies it (a failed poll, or one whose
  * msgs were not all handed on, leaves the state it started from as it was).
  */
-export class SeenReports {
+export class SeenReports implements StateEntries {
   constructor(readonly ids: ReadonlyMap<SeenKey, number>) {}
 
   get size(): number {
@@ -45,6 +50,32 @@ export class SeenReports {
     const out: Record<string, number> = {};
     for (const [id, at] of this.ids) out[id] = at;
     return out;
+  }
+
+  /**
+   * The entries of toJSON's object in its order, without making it (a state file writes them a line each:
+   * src/store/state-text.ts). An object lists integer keys up to 2^32 - 2 first, ascending, then the others in
+   * the order they were added; ids come in ascending as a rule, so this is one pass over the Map.
+   */
+  forEachStateEntry(visit: (key: string, at: number) => void): void {
+    let last = -1;
+    let inOrder = true;
+    for (const id of this.ids.keys()) {
+      if (!isIndex(id) || id <= last) {
+        inOrder = false;
+        break;
+      }
+      last = id;
+    }
+    if (inOrder) {
+      for (const [id, at] of this.ids) visit(String(id), at);
+      return;
+    }
+    const index: number[] = [];
+    for (const id of this.ids.keys()) if (isIndex(id)) index.push(id);
+    index.sort((a, b) => a - b);
+    for (const id of index) visit(String(id), this.ids.get(id)!);
+    for (const [id, at] of this.ids) if (!isIndex(id)) visit(String(id), at);
   }
 
   /** A state's ids as a new Map (a saved object is read back: its integer-like keys become numbers again). */
