@@ -98,6 +98,46 @@ describe('report cursor: the ids seen, kept as a Map between polls', () => {
     assert.equal(OVERLAP_MS, 60_000);
   });
 
+  it('keeps the ids a copy of the state would keep, in the same order: those before, then those added, inside the window', async () => {
+    // The plain way, as a reference: copy the ids, add the page's new ones, drop those before the window.
+    const reference = (
+      before: Map<number, number>,
+      page: SMSReport[],
+      cursor: number,
+    ): [number, number][] => {
+      const seen = new Map(before);
+      let newest = cursor - OVERLAP_MS;
+      for (const r of page) {
+        const at = (r.Date as unknown as Date).getTime();
+        newest = Math.max(newest, at);
+        if (!seen.has(r.Id as number)) seen.set(r.Id as number, at);
+      }
+      const keepFrom = Math.max(cursor, newest) - OVERLAP_MS;
+      for (const [id, at] of seen) if (at < keepFrom) seen.delete(id);
+      return [...seen];
+    };
+    // Dates on a 10 s grid: some exactly at the window's start.
+    const entryArb = fc.tuple(
+      fc.integer({ min: 0, max: 30 }),
+      fc.integer({ min: -15, max: 0 }).map((n) => n * 10_000),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(entryArb, { selector: (e) => e[0], maxLength: 12 }),
+        fc.array(entryArb, { maxLength: 12 }),
+        async (old, fresh) => {
+          const ids = new Map(old.map(([id, offset]) => [id, T0 + offset]));
+          const state: ReportCursor = { cursor: new Date(T0).toISOString(), seen: new SeenReports(ids) };
+          const page = fresh.map(([id, offset]) => report(id, T0 + offset));
+          const { next } = await poll(state, [page], T0);
+          assert.ok(next?.seen instanceof SeenReports);
+          assert.deepEqual([...next.seen.ids], reference(ids, page, T0));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('a state file holds the same text whether the ids are written from the Map or from their saved object', () => {
     // Ids in any order: integers that are object indexes (up to 2^32 - 2) and ones that are not (negative,
     // 2^32 - 1 and above, past 2^53), raw-text ids; the file lists the indexes ascending, then the rest as added.

@@ -78,6 +78,11 @@ export class SeenReports implements StateEntries {
     for (const [id, at] of this.ids) if (!isIndex(id)) visit(String(id), at);
   }
 
+  /** A state's ids: a SeenReports' own Map (never changed), or a new one read from a saved object. */
+  static idsOf(seen: ReportCursor['seen'] | undefined): ReadonlyMap<SeenKey, number> {
+    return seen instanceof SeenReports ? seen.ids : SeenReports.copy(seen);
+  }
+
   /** A state's ids as a new Map (a saved object is read back: its integer-like keys become numbers again). */
   static copy(seen: ReportCursor['seen'] | undefined): Map<SeenKey, number> {
     if (seen instanceof SeenReports) return new Map(seen.ids);
@@ -114,7 +119,10 @@ const timeOf = (d: unknown): number | undefined =>
 
 /** One poll: the cursor state to save afterwards, or undefined when it was aborted. */
 export async function readNewReports(state: ReportCursor, r: ReadReports): Promise<ReportCursor | undefined> {
-  const seen = SeenReports.copy(state.seen);
+  // The ids of the state as they are (never changed: the state stays as it was if this poll is not taken up),
+  // and the ids this poll adds; no copy of the first per poll.
+  const before = SeenReports.idsOf(state.seen);
+  const added = new Map<SeenKey, number>();
   const saved = state.cursor ? Date.parse(state.cursor) : NaN;
   let cursor = Number.isNaN(saved) ? r.now - r.lookbackMs : saved;
   let start = Number.isNaN(saved) ? cursor : cursor - OVERLAP_MS;
@@ -129,8 +137,8 @@ export async function readNewReports(state: ReportCursor, r: ReadReports): Promi
       newest = Math.max(newest, at);
       const usable = Number.isInteger(report.Id);
       const id: SeenKey = usable ? (report.Id as number) : `odd:${JSON.stringify(report)}`;
-      if (seen.has(id)) continue;
-      seen.set(id, at);
+      if (added.has(id) || before.has(id)) continue;
+      added.set(id, at);
       if (usable || !r.onUnusable) fresh.push(report);
       else unusable.push(report);
     }
@@ -144,7 +152,28 @@ export async function readNewReports(state: ReportCursor, r: ReadReports): Promi
       cursor = Math.max(cursor, start);
     } else start = newest;
   }
-  const keepFrom = cursor - OVERLAP_MS;
-  for (const [id, at] of seen) if (at < keepFrom) seen.delete(id);
+  const seen = inWindow(before, added, cursor - OVERLAP_MS);
   return { cursor: new Date(cursor).toISOString(), seen: new SeenReports(seen) };
+}
+
+/**
+ * The ids reported at or after `keepFrom`: those seen before, then those added, each in the order they came.
+ * When none seen before is kept (a poll interval longer than the overlap, as a rule), the ids added are it.
+ */
+function inWindow(
+  before: ReadonlyMap<SeenKey, number>,
+  added: Map<SeenKey, number>,
+  keepFrom: number,
+): Map<SeenKey, number> {
+  let kept: Map<SeenKey, number> | undefined;
+  for (const [id, at] of before) {
+    if (at < keepFrom) continue;
+    (kept ??= new Map()).set(id, at);
+  }
+  if (kept === undefined) {
+    for (const [id, at] of added) if (at < keepFrom) added.delete(id);
+    return added;
+  }
+  for (const [id, at] of added) if (!(at < keepFrom)) kept.set(id, at);
+  return kept;
 }
