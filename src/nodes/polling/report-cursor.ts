@@ -35,8 +35,8 @@ type SeenKey = number | string;
  * The ids of a cursor kept as a Map between polls (saved as the same `{ id: ms }` object as before). Rebuilding
  * a Map from the saved object and the object from the Map on every poll took 15-20% of a 5,000-report page
  * (V8 keeps 5,000-10,000 integer-like keys as dictionary elements); integer Ids are kept as numbers, so no
- * string is made or hashed per report. Never changed once made: a poll copies it (a failed poll, or one whose
- * msgs were not all handed on, leaves the state it started from as it was).
+ * string is made or hashed per report. Never changed once made: a poll reads it and makes a new one (a failed
+ * poll, or one whose msgs were not all handed on, leaves the state it started from as it was).
  */
 export class SeenReports implements StateEntries {
   constructor(readonly ids: ReadonlyMap<SeenKey, number>) {}
