@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { SMSReport } from '../../src/client/types.generated';
+import { stateText } from '../../src/store/state-text';
 import {
   OVERLAP_MS,
   PAGE_LIMIT,
@@ -95,6 +96,71 @@ describe('report cursor: the ids seen, kept as a Map between polls', () => {
       seen: { '-2': T0 + 20_000, '6': T0 + 73_000 },
     });
     assert.equal(OVERLAP_MS, 60_000);
+  });
+
+  it('keeps the ids a copy of the state would keep, in the same order: those before, then those added, inside the window', async () => {
+    // The plain way, as a reference: copy the ids, add the page's new ones, drop those before the window.
+    const reference = (
+      before: Map<number, number>,
+      page: SMSReport[],
+      cursor: number,
+    ): [number, number][] => {
+      const seen = new Map(before);
+      let newest = cursor - OVERLAP_MS;
+      for (const r of page) {
+        const at = (r.Date as unknown as Date).getTime();
+        newest = Math.max(newest, at);
+        if (!seen.has(r.Id as number)) seen.set(r.Id as number, at);
+      }
+      const keepFrom = Math.max(cursor, newest) - OVERLAP_MS;
+      for (const [id, at] of seen) if (at < keepFrom) seen.delete(id);
+      return [...seen];
+    };
+    // Dates on a 10 s grid: some exactly at the window's start.
+    const entryArb = fc.tuple(
+      fc.integer({ min: 0, max: 30 }),
+      fc.integer({ min: -15, max: 0 }).map((n) => n * 10_000),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(entryArb, { selector: (e) => e[0], maxLength: 12 }),
+        fc.array(entryArb, { maxLength: 12 }),
+        async (old, fresh) => {
+          const ids = new Map(old.map(([id, offset]) => [id, T0 + offset]));
+          const state: ReportCursor = { cursor: new Date(T0).toISOString(), seen: new SeenReports(ids) };
+          const page = fresh.map(([id, offset]) => report(id, T0 + offset));
+          const { next } = await poll(state, [page], T0);
+          assert.ok(next?.seen instanceof SeenReports);
+          assert.deepEqual([...next.seen.ids], reference(ids, page, T0));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a state file holds the same text whether the ids are written from the Map or from their saved object', () => {
+    // Ids in any order: integers that are object indexes (up to 2^32 - 2) and ones that are not (negative,
+    // 2^32 - 1 and above, past 2^53), raw-text ids; the file lists the indexes ascending, then the rest as added.
+    const idArb = fc.oneof(
+      fc.integer({ min: 0, max: 60 }),
+      fc.integer({ min: 1_000_000, max: 1_000_050 }),
+      fc.constantFrom(-7, -1, 4294967294, 4294967295, 4294967296, 2 ** 53 + 2, 1e21),
+      fc.constantFrom('odd:{"Id":"7x"}', 'odd:{"Id":" 8"}'),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(idArb, fc.integer({ min: T0 - 90_000, max: T0 })), { maxLength: 40 }),
+        fc.boolean(),
+        (entries, ascending) => {
+          if (ascending)
+            entries.sort((a, b) => (typeof a[0] === 'number' && typeof b[0] === 'number' ? a[0] - b[0] : 0));
+          const seen = new SeenReports(new Map(entries));
+          const cursor = new Date(T0).toISOString();
+          assert.equal(stateText({ cursor, seen }), stateText({ cursor, seen: seen.toJSON() }));
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it('reads a state saved by an earlier version (integer ids and raw-text ids as object keys)', async () => {

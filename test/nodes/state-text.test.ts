@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { crc32 } from 'node:zlib';
+import { sealLine } from '../../src/store/seal';
 import { readState, stateText } from '../../src/store/state-text';
 import { legacyStateText } from '../store/legacy-text';
 
@@ -95,6 +97,18 @@ describe('store: state file text (one sealed record per line, read back whole or
     const text = stateText(state);
     assert.deepEqual(readState(text).value, JSON.parse(JSON.stringify(state)));
     assert.equal(readState(text).damage, undefined);
+  });
+
+  it('the seal of a line is the CRC-32 of its UTF-8 bytes, 8 lowercase hex digits', () => {
+    for (const line of ['', '["end",2]', '["o","seen","17",1767323045000]', 'Grüße — 😀', '\u0000\uffff']) {
+      const crc = crc32(Buffer.from(line, 'utf8')).toString(16).padStart(8, '0');
+      assert.equal(sealLine(line), `${line}\t${crc}`);
+    }
+    // Every byte value in every position of the seal.
+    for (let i = 0; i < 2000; i++) {
+      const line = `["o","seen","${i}",${i * 7919}]`;
+      assert.equal(sealLine(line), `${line}\t${crc32(line).toString(16).padStart(8, '0')}`);
+    }
   });
 
   it('cut anywhere: noticed, what is read is whole and the state own; every record before the cut line is kept', () => {
