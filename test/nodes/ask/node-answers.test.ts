@@ -13,28 +13,13 @@ import {
   stopEnv,
   waitFor,
   warnings,
-  type EmulatedJob,
   type Env,
   type FlowNode,
 } from '../helpers';
-import { A, B, STRANGER, asker } from './asker';
+import { A, B, STRANGER, asker, jobsTo, reply } from './asker';
 
 /** A step of a minute: nothing here waits for a step to end. */
 const askerMinute = (extra: Record<string, unknown> = {}): FlowNode => asker({ wait: 60, ...extra });
-
-function jobs(env: Env): EmulatedJob[] {
-  const snap = env.emu.control.snapshot() as { accounts: { jobs: EmulatedJob[] }[] };
-  return snap.accounts.flatMap((a) => a.jobs);
-}
-const jobsTo = (env: Env, n: string): EmulatedJob[] =>
-  jobs(env)
-    .filter((j) => j.recipients.includes(n))
-    .sort((a, b) => a.id - b.id);
-
-function reply(env: Env, from: string, text: string): void {
-  const last = jobsTo(env, from).at(-1);
-  env.emu.control.injectInbound({ from, text, ...(last ? { jobId: last.id } : {}) });
-}
 
 describe('smsgw-ask node: answers to a person', function () {
   this.timeout(60_000);

@@ -13,29 +13,14 @@ import {
   statuses,
   stopEnv,
   waitFor,
-  type EmulatedJob,
   type Env,
   type FlowNode,
 } from '../helpers';
-import { A, B, asker } from './asker';
+import { A, B, asker, jobsTo, reply } from './asker';
 
 /** Steps of a minute (nothing waits for a step to end), the new node's dedupe key msg.topic. */
 const deduper = (extra: Record<string, unknown> = {}): FlowNode =>
   asker({ wait: 60, dedupe: 'topic', quiet: 10, ...extra });
-
-function jobs(env: Env): EmulatedJob[] {
-  const snap = env.emu.control.snapshot() as { accounts: { jobs: EmulatedJob[] }[] };
-  return snap.accounts.flatMap((a) => a.jobs);
-}
-const jobsTo = (env: Env, n: string): EmulatedJob[] =>
-  jobs(env)
-    .filter((j) => j.recipients.includes(n))
-    .sort((a, b) => a.id - b.id);
-
-function reply(env: Env, from: string, text: string): void {
-  const last = jobsTo(env, from).at(-1);
-  env.emu.control.injectInbound({ from, text, ...(last ? { jobId: last.id } : {}) });
-}
 
 /** Warnings this node logged (node.warn's first argument). */
 function nodeWarnings(id: string): string[] {

@@ -12,30 +12,16 @@ import {
   startEnv,
   stopEnv,
   waitFor,
-  type EmulatedJob,
   type Env,
   type FlowNode,
 } from '../helpers';
-import { A, B, STRANGER, asker } from './asker';
+import { A, B, STRANGER, asker, jobs, jobsTo, reply } from './asker';
 
 /** Steps of a minute (nothing waits for a step to end: replies pass it on), the new node's resolve words. */
 const resolver = (extra: Record<string, unknown> = {}): FlowNode =>
   asker({ wait: 60, resolve: '3, done, erledigt', ...extra });
 
-function jobs(env: Env): EmulatedJob[] {
-  const snap = env.emu.control.snapshot() as { accounts: { jobs: EmulatedJob[] }[] };
-  return snap.accounts.flatMap((a) => a.jobs);
-}
-const jobsTo = (env: Env, n: string): EmulatedJob[] =>
-  jobs(env)
-    .filter((j) => j.recipients.includes(n))
-    .sort((a, b) => a.id - b.id);
 const textsTo = (env: Env, n: string): string[] => jobsTo(env, n).map((j) => j.text.split('\n')[0]!);
-
-function reply(env: Env, from: string, text: string): void {
-  const last = jobsTo(env, from).at(-1);
-  env.emu.control.injectInbound({ from, text, ...(last ? { jobId: last.id } : {}) });
-}
 
 describe('smsgw-ask node: resolve', function () {
   this.timeout(60_000);

@@ -20,27 +20,14 @@ import {
   stopEnv,
   waitFor,
   warnings,
-  type EmulatedJob,
   type Env,
 } from '../helpers';
-import { A, B, STRANGER, asker } from './asker';
+import { A, B, STRANGER, asker, jobs, jobsTo, reply } from './asker';
 
 /** Errors this node logged (node.error's first argument), filtered like statuses(). */
 function errors(id: string): string[] {
   const node = helper.getNode(id) as unknown as { error: { args: unknown[][]; thisValues: unknown[] } };
   return node.error.args.filter((_a, i) => node.error.thisValues[i] === node).map((a) => String(a[0]));
-}
-
-function jobs(env: Env): EmulatedJob[] {
-  const snap = env.emu.control.snapshot() as { accounts: { jobs: EmulatedJob[] }[] };
-  return snap.accounts.flatMap((a) => a.jobs);
-}
-const jobsTo = (env: Env, n: string): EmulatedJob[] => jobs(env).filter((j) => j.recipients.includes(n));
-
-/** A reply as the console's phone sends it: with the JobId of the newest message to that number. */
-function reply(env: Env, from: string, text: string): void {
-  const last = jobsTo(env, from).sort((a, b) => b.id - a.id)[0];
-  env.emu.control.injectInbound({ from, text, ...(last ? { jobId: last.id } : {}) });
 }
 
 describe('smsgw-ask node', function () {
