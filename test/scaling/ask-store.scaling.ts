@@ -93,6 +93,47 @@ describe('ask questions in Redis (real redis-server)', function () {
     return { link, lease, store };
   }
 
+  /** Sent SMS, outputs and warnings of two engines X and Y, each an instance of its own on one Redis prefix. */
+  interface Seen {
+    sent: { by: string; sms: AskSms; resume: boolean }[];
+    outputs: string[];
+    warnings: string[];
+  }
+
+  /** Two engines on one prefix, X holding the lease (started first), Y started after it. */
+  async function twoEngines(p: string, seen: Seen) {
+    const engines = ['X', 'Y'].map((name) => {
+      const i = instance(p);
+      const engine = new AskEngine({
+        store: i.store,
+        authority: leaseAuthority(i.lease),
+        send: (_q, sms, resume) => {
+          seen.sent.push({ by: name, sms, resume });
+          return Promise.resolve(1000 + seen.sent.length);
+        },
+        numberKey: (t) => numberKey(t),
+        warn: (t) => seen.warnings.push(`${name} ${t}`),
+        inboxEveryMs: 100,
+      });
+      engine.register('ask1', {
+        output: (q) => seen.outputs.push(`${name} ${q.state}`),
+        failed: () => undefined,
+        changed: () => undefined,
+      });
+      closers.push(() => engine.close());
+      return { name, engine, ...i };
+    });
+    const [x, y] = engines as [(typeof engines)[0], (typeof engines)[0]];
+    await x.link.ready();
+    x.lease.start();
+    await until(() => x.lease.held, 3000, 'X holds');
+    await x.engine.start();
+    await y.link.ready();
+    y.lease.start();
+    await y.engine.start();
+    return [x, y] as const;
+  }
+
   it('only the lease holder writes; any instance hands questions and cancellations in', async () => {
     const p = prefix();
     const one = instance(p);
@@ -133,37 +174,9 @@ describe('ask questions in Redis (real redis-server)', function () {
 
   it('two instances: the one not holding hands in, the holder asks once; after the holder stops the other ends the step on time, once', async () => {
     const p = prefix();
-    const sent: { by: string; sms: AskSms; resume: boolean }[] = [];
-    const outputs: string[] = [];
-    const engines = ['X', 'Y'].map((name) => {
-      const i = instance(p);
-      const engine = new AskEngine({
-        store: i.store,
-        authority: leaseAuthority(i.lease),
-        send: (_q, sms, resume) => {
-          sent.push({ by: name, sms, resume });
-          return Promise.resolve(1000 + sent.length);
-        },
-        numberKey: (t) => numberKey(t),
-        warn: () => undefined,
-        inboxEveryMs: 100,
-      });
-      engine.register('ask1', {
-        output: (q) => outputs.push(`${name} ${q.state}`),
-        failed: () => undefined,
-        changed: () => undefined,
-      });
-      closers.push(() => engine.close());
-      return { name, engine, ...i };
-    });
-    const [x, y] = engines as [(typeof engines)[0], (typeof engines)[0]];
-    await x.link.ready();
-    x.lease.start();
-    await until(() => x.lease.held, 3000, 'X holds');
-    await x.engine.start();
-    await y.link.ready();
-    y.lease.start();
-    await y.engine.start();
+    const seen: Seen = { sent: [], outputs: [], warnings: [] };
+    const { sent, outputs } = seen;
+    const [x, y] = await twoEngines(p, seen);
     await sleep(200);
     assert.ok(!y.lease.held);
 
@@ -188,38 +201,9 @@ describe('ask questions in Redis (real redis-server)', function () {
 
   it('two instances: a resolve and a duplicate handed in where it does not hold: the holder merges, sends each SMS once; after a take-over nothing again, and the quiet time holds', async () => {
     const p = prefix();
-    const sent: { by: string; sms: AskSms; resume: boolean }[] = [];
-    const outputs: string[] = [];
-    const warnings: string[] = [];
-    const engines = ['X', 'Y'].map((name) => {
-      const i = instance(p);
-      const engine = new AskEngine({
-        store: i.store,
-        authority: leaseAuthority(i.lease),
-        send: (_q, sms, resume) => {
-          sent.push({ by: name, sms, resume });
-          return Promise.resolve(1000 + sent.length);
-        },
-        numberKey: (t) => numberKey(t),
-        warn: (t) => warnings.push(`${name} ${t}`),
-        inboxEveryMs: 100,
-      });
-      engine.register('ask1', {
-        output: (q) => outputs.push(`${name} ${q.state}`),
-        failed: () => undefined,
-        changed: () => undefined,
-      });
-      closers.push(() => engine.close());
-      return { name, engine, ...i };
-    });
-    const [x, y] = engines as [(typeof engines)[0], (typeof engines)[0]];
-    await x.link.ready();
-    x.lease.start();
-    await until(() => x.lease.held, 3000, 'X holds');
-    await x.engine.start();
-    await y.link.ready();
-    y.lease.start();
-    await y.engine.start();
+    const seen: Seen = { sent: [], outputs: [], warnings: [] };
+    const { sent, outputs, warnings } = seen;
+    const [x, y] = await twoEngines(p, seen);
     await sleep(200);
     assert.ok(!y.lease.held);
     const keyed = (text: string): Question => {
@@ -260,32 +244,9 @@ describe('ask questions in Redis (real redis-server)', function () {
 
   it('two instances: answers to a person (the reply limiter) are counted in Redis; after a take-over a reply offered again gets none, and the count goes on', async () => {
     const p = prefix();
-    const sent: { by: string; sms: AskSms }[] = [];
-    const engines = ['X', 'Y'].map((name) => {
-      const i = instance(p);
-      const engine = new AskEngine({
-        store: i.store,
-        authority: leaseAuthority(i.lease),
-        send: (_q, sms) => {
-          sent.push({ by: name, sms });
-          return Promise.resolve(1000 + sent.length);
-        },
-        numberKey: (t) => numberKey(t),
-        warn: () => undefined,
-        inboxEveryMs: 100,
-      });
-      engine.register('ask1', { output: () => undefined, failed: () => undefined, changed: () => undefined });
-      closers.push(() => engine.close());
-      return { name, engine, ...i };
-    });
-    const [x, y] = engines as [(typeof engines)[0], (typeof engines)[0]];
-    await x.link.ready();
-    x.lease.start();
-    await until(() => x.lease.held, 3000, 'X holds');
-    await x.engine.start();
-    await y.link.ready();
-    y.lease.start();
-    await y.engine.start();
+    const seen: Seen = { sent: [], outputs: [], warnings: [] };
+    const { sent } = seen;
+    const [x, y] = await twoEngines(p, seen);
     // Two questions to A (a minute per step): a "1" without a code is asked back, at most 3 times (the limit).
     for (let i = 0; i < 2; i++) {
       const q = question(60_000);
