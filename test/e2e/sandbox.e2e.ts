@@ -156,7 +156,10 @@ describe('npm start: the sandbox', function () {
     await new Promise((r) => setTimeout(r, 1500));
     const afterStep6 = alarms(await texts());
     assert.equal(afterStep6.length, 2, JSON.stringify(afterStep6));
-    assert.match(afterStep6[1]!, /^Freezer too warm: -9 C \(alarm above -12 C\)\nReply 1a=ok 2a=busy 3a=done$/);
+    assert.match(
+      afterStep6[1]!,
+      /^Freezer too warm: -9 C \(alarm above -12 C\)\nReply 1a=ok 2a=busy 3a=done$/,
+    );
   });
 
   it('keeps Node-RED and the broker when the emulator dies, and "emulator" starts it again', async () => {
