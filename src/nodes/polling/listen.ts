@@ -78,15 +78,20 @@ export function listenTo<R>(
   );
   let seen = new SeenIds();
   let leftOver: NodeMessage[] = [];
-  const ready = store.open().then(
-    (loaded) => {
-      seen = new SeenIds(Array.isArray(loaded?.seen) ? loaded.seen : []);
-      leftOver = Array.isArray(loaded?.pending) ? decodePending(loaded.pending) : [];
-    },
-    (err: unknown) => {
-      node.warn(RED._(sharedKey('errors.stateLoad'), { where: store.where, message: String(err) }));
-    },
-  );
+  /** The state is read (or could not be): until then a poll cannot know whether msgs were left over. */
+  let opened = false;
+  const ready = store
+    .open()
+    .then(
+      (loaded) => {
+        seen = new SeenIds(Array.isArray(loaded?.seen) ? loaded.seen : []);
+        leftOver = Array.isArray(loaded?.pending) ? decodePending(loaded.pending) : [];
+      },
+      (err: unknown) => {
+        node.warn(RED._(sharedKey('errors.stateLoad'), { where: store.where, message: String(err) }));
+      },
+    )
+    .finally(() => (opened = true));
   let closed = false;
   let emitted = 0;
   let chain: Promise<void> = Promise.resolve();
@@ -167,7 +172,9 @@ export function listenTo<R>(
       case 'polling':
         emitted = 0;
         node.status({ fill: 'blue', shape: 'dot', text: sharedKey('status.polling') });
-        if (leftOver.length > 0) void serial(flushLeftOver);
+        // A poll that starts before the state is read still hands on what was left over (after the read), even
+        // when it brings nothing new: otherwise those msgs waited for the next poll that brings records.
+        if (!opened || leftOver.length > 0) void serial(flushLeftOver);
         return;
       case 'polled':
         lastOwnStatus = receivedStatus(RED, emitted, Math.min(e.recovered, emitted));
